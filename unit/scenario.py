@@ -1,0 +1,157 @@
+"""Scenario files: scripted button presses on a timeline (see docs/simulate.md).
+
+A scenario is read in two steps: :func:`load` checks its own shape, and
+:meth:`Scenario.steps` turns its events into timed inputs once the
+configuration is known (whether ``power`` is a push button or a switch decides
+which events are allowed).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import dataclass
+from typing import Any
+
+from unit import yamlfile
+from unit.config import Config
+from unit.core import BUTTONS, Event, Pressed, Released, Switched
+from unit.errors import UserError
+
+PRESS_SECONDS = 0.1  # a `press` is released this long after it starts
+MAX_SECONDS = 10_000_000.0  # about 115 days of virtual time
+KEYS = ("until", "seed", "config", "events")
+
+
+@dataclass(frozen=True)
+class Action:
+    """One scripted event as written: ``press``, ``hold`` (for ``seconds``) or ``switch``."""
+
+    at: float
+    kind: str
+    target: str  # a button, or "on"/"off" for a switch
+    seconds: float = 0.0
+
+
+@dataclass(frozen=True)
+class Step:
+    """One input event at a virtual time."""
+
+    at: float
+    event: Event
+
+
+@dataclass(frozen=True)
+class Scenario:
+    source: str
+    until: float
+    seed: int | None
+    config: dict | None
+    actions: tuple[Action, ...]
+
+    def steps(self, config: Config) -> list[Step]:
+        """The inputs in time order; checks each action against ``config``."""
+        steps: list[tuple[float, int, Event]] = []
+        held_until: dict[str, float] = {}
+        for i, action in enumerate(self.actions):
+            where = f"{self.source}: events[{i}]"
+            if action.kind == "switch":
+                if config.power.control != "switch":
+                    raise UserError(where, "`switch` needs power.control: switch (the power control is a push button)")
+                steps.append((action.at, len(steps), Switched(action.target == "on")))
+                continue
+            if action.target == "power" and config.power.control == "switch":
+                raise UserError(
+                    where, "power is a latching switch (power.control: switch): use `switch: on` or `switch: off`"
+                )
+            if action.at < held_until.get(action.target, -1.0):
+                raise UserError(where, f"{action.target} is still held until {held_until[action.target]:g}")
+            length = PRESS_SECONDS if action.kind == "press" else action.seconds
+            held_until[action.target] = action.at + length
+            steps.append((action.at, len(steps), Pressed(action.target)))
+            steps.append((action.at + length, len(steps), Released(action.target)))
+        steps.sort(key=lambda s: (s[0], s[1]))
+        return [Step(at, event) for at, _, event in steps]
+
+
+def load(path: str) -> Scenario:
+    return parse(yamlfile.load(path, what="scenario"), str(path))
+
+
+def parse(data: Any, source: str) -> Scenario:
+    if not isinstance(data, dict):
+        raise UserError(source, f"expected a mapping with until and events, got {yamlfile.type_name(data)}")
+    for key in data:
+        if key not in KEYS:
+            raise UserError(f"{source}: {key}", f"unknown key (expected one of: {', '.join(KEYS)})")
+    if "until" not in data:
+        raise UserError(source, "missing `until` (how many virtual seconds to run)")
+    until = _seconds(data["until"], f"{source}: until", positive=True)
+    seed = data.get("seed")
+    if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
+        raise UserError(f"{source}: seed", f"expected a whole number, got {yamlfile.type_name(seed)}")
+    config = data.get("config")
+    if config is not None and not isinstance(config, dict):
+        raise UserError(f"{source}: config", f"expected a mapping of settings, got {yamlfile.type_name(config)}")
+    events = data.get("events", [])
+    if events is None:
+        events = []
+    if not isinstance(events, list):
+        raise UserError(f"{source}: events", f"expected a list of events, got {yamlfile.type_name(events)}")
+    actions: list[Action] = []
+    for i, raw in enumerate(events):
+        action = _action(raw, f"{source}: events[{i}]")
+        if actions and action.at < actions[-1].at:
+            raise UserError(
+                f"{source}: events[{i}]", f"out of order: at {action.at:g} comes after at {actions[-1].at:g}"
+            )
+        if action.at > until:
+            raise UserError(f"{source}: events[{i}]", f"at {action.at:g} is after until ({until:g})")
+        actions.append(action)
+    return Scenario(source, until, seed, config, tuple(actions))
+
+
+def _action(raw: Any, where: str) -> Action:
+    if not isinstance(raw, dict):
+        raise UserError(where, f"expected a mapping like {{at: 10, press: auction}}, got {yamlfile.type_name(raw)}")
+    for key in raw:
+        if key not in ("at", "press", "hold", "switch", "seconds"):
+            raise UserError(f"{where}.{key}", "unknown key (expected at, one of press, hold, switch, and seconds)")
+    kinds = [k for k in ("press", "hold", "switch") if k in raw]
+    if len(kinds) != 1:
+        raise UserError(where, "expected exactly one of press, hold or switch")
+    if "at" not in raw:
+        raise UserError(where, "missing `at` (virtual seconds since the start)")
+    at = _seconds(raw["at"], f"{where}.at")
+    kind = kinds[0]
+    value = raw[kind]
+    if kind != "hold" and "seconds" in raw:
+        raise UserError(f"{where}.seconds", "only a `hold` has seconds (a press lasts 0.1 s)")
+    if kind == "switch":
+        # YAML 1.1 reads a bare on/off as a boolean.
+        position = (
+            {True: "on", False: "off", "on": "on", "off": "off"}.get(value) if isinstance(value, (bool, str)) else None
+        )
+        if position is None:
+            raise UserError(f"{where}.switch", f"expected on or off, got {yamlfile.type_name(value)}")
+        return Action(at, kind, position)
+    if value not in BUTTONS:
+        raise UserError(
+            f"{where}.{kind}", f"unknown button {yamlfile.type_name(value)} (expected power, auction or build)"
+        )
+    if kind == "press":
+        return Action(at, kind, value)
+    if "seconds" not in raw:
+        raise UserError(where, "a hold needs `seconds` (how long the button stays down)")
+    return Action(at, kind, value, _seconds(raw["seconds"], f"{where}.seconds", positive=True))
+
+
+def _seconds(value: Any, where: str, *, positive: bool = False) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise UserError(where, f"expected a number of seconds, got {yamlfile.type_name(value)}")
+    if value < 0 or (positive and value == 0):
+        raise UserError(
+            where, f"expected a {'positive' if positive else 'non-negative'} number of seconds, got {value:g}"
+        )
+    if value > MAX_SECONDS:
+        raise UserError(where, f"expected at most {MAX_SECONDS:g} seconds, got {value:g}")
+    return float(value)

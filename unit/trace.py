@@ -1,0 +1,63 @@
+"""The JSON Lines trace: one object per observable change (a public format, docs/simulate.md).
+
+``simulate`` writes it on a virtual clock; the real-time backends write the
+same lines with real seconds since start, so the two can be compared line by
+line.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable
+from typing import IO
+
+from unit import views
+from unit.core import BuildDrawn, LedChanged, Output, ScreenChanged, SoundPlayed, StateChanged, SystemRequested
+
+
+def record(t: float, output: Output, language: str) -> dict:
+    """The trace object for one core output at time ``t`` (seconds)."""
+    head = {"t": round(float(t), 3)}
+    match output:
+        case StateChanged(state=state):
+            return head | {"kind": "state", "state": state}
+        case LedChanged(mode=mode, hz=hz):
+            return head | {"kind": "led", "mode": mode} | ({"hz": hz} if mode == "blink" else {})
+        case SoundPlayed(name=name):
+            return head | {"kind": "sound", "name": name, "tones": [list(tone) for tone in output.tones]}
+        case ScreenChanged(view=view):
+            return head | {"kind": "screen", "text": views.describe(view, language)}
+        case BuildDrawn(result=result):
+            return head | {"kind": "build", "result": result}
+        case SystemRequested(action=action):
+            return head | {"kind": "system", "action": action}
+    raise TypeError(f"not a core output: {output!r}")
+
+
+def dumps(obj: dict) -> str:
+    return json.dumps(obj, ensure_ascii=False)
+
+
+class TraceWriter:
+    """Writes trace lines to a text stream, one per change.
+
+    The screen line says what the screen shows in words, so a change the words
+    do not capture (the build result flashing) prints nothing new.
+    """
+
+    def __init__(self, stream: IO[str], language: str):
+        self.stream = stream
+        self.language = language
+        self._last_text: str | None = None
+
+    def write(self, t: float, outputs: Iterable[Output]) -> None:
+        for output in outputs:
+            obj = record(t, output, self.language)
+            if obj["kind"] == "screen":
+                if obj["text"] == self._last_text:
+                    continue
+                self._last_text = obj["text"]
+            self.write_record(obj)
+
+    def write_record(self, obj: dict) -> None:
+        self.stream.write(dumps(obj) + "\n")
