@@ -15,24 +15,25 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.'
+	$(BIN)/python -m pip install --quiet -e '.[emulator]'
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev]'
+	$(BIN)/python -m pip install --quiet -e '.[dev,emulator]'
 	touch $@ $(STAMP_RUN)
 
+# The emulator window on a laptop (it says what to do where there is no display).
 run: $(STAMP_RUN)
-	$(BIN)/monopoly-city simulate docs/examples/demo-game.yaml
+	$(BIN)/monopoly-city run
 
 test: $(STAMP_TEST)
-	$(BIN)/ruff check unit tests benchmarks
-	$(BIN)/ruff format --check unit tests benchmarks
+	$(BIN)/ruff check unit tests benchmarks docs
+	$(BIN)/ruff format --check unit tests benchmarks docs
 	$(BIN)/python -m pytest
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check --fix unit tests benchmarks
-	$(BIN)/ruff format unit tests benchmarks
+	$(BIN)/ruff check --fix unit tests benchmarks docs
+	$(BIN)/ruff format unit tests benchmarks docs
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

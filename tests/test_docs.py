@@ -34,3 +34,36 @@ def test_worked_example_scenario_is_the_shipped_file():
 def test_every_sound_is_documented():
     documented = set(re.findall(r"^\| `([a-z_]+)` \|", SIMULATE_MD, flags=re.MULTILINE))
     assert set(sounds.SOUNDS) <= documented
+
+
+def _make_images_module():
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("make_images", ROOT / "docs/make_images.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def test_every_image_the_guides_show_exists():
+    for guide in ("docs/user-guide.md", "docs/user-guide.en.md", "README.md"):
+        text = (ROOT / guide).read_text(encoding="utf-8")
+        for target in re.findall(r"!\[[^\]]*\]\(([^)]+)\)", text):
+            assert (ROOT / guide).parent.joinpath(target).exists(), f"{guide}: {target}"
+
+
+def test_screen_images_in_the_docs_are_what_the_code_draws(tmp_path):
+    """docs/images must be regenerated (docs/make_images.py) when a screen changes."""
+    from PIL import Image, ImageChops
+
+    from unit import views
+
+    make_images = _make_images_module()
+    for language in ("fr", "en"):
+        for name, view in views.SAMPLES.items():
+            fresh = tmp_path / f"{language}-{name}.png"
+            make_images.save_screen(view, language, fresh)
+            shipped = ROOT / "docs/images" / language / f"{name}.png"
+            with Image.open(fresh) as a, Image.open(shipped) as b:
+                diff = ImageChops.difference(a.convert("RGB"), b.convert("RGB")).getbbox()
+            assert diff is None, f"{shipped} is out of date: run docs/make_images.py"

@@ -39,6 +39,83 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def default_backend() -> str:
+    """The emulator wherever a window can open; headless otherwise (it then explains)."""
+    return "emulator"
+
+
+def cmd_run(args: argparse.Namespace) -> int:
+    import random
+    import signal
+
+    from unit import scenario as scenarios
+    from unit.core import Unit
+    from unit.runtime import Runtime
+    from unit.trace import TraceWriter
+
+    _configure_logging(args.verbose)
+    scenario = scenarios.load(args.script) if args.script else None
+    config = _load_config(args, (scenario.config, f"{scenario.source}: config") if scenario else (None, ""))
+    steps = scenario.steps(config) if scenario else None
+    seed = args.seed if args.seed is not None else (scenario.seed if scenario else None)
+    backend = _make_backend(args.backend or default_backend(), config, args)
+    trace_file = None
+    if args.trace:
+        trace_file = sys.stdout if args.trace == "-" else _open_for_writing(args.trace, "trace")
+    trace = TraceWriter(trace_file, config.language, flush=True) if trace_file else None
+    runtime = Runtime(
+        Unit(config, random.Random(seed)),
+        backend,
+        trace=trace,
+        script=steps,
+        until=scenario.until if scenario else None,
+    )
+    signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
+    try:
+        runtime.run()
+    finally:
+        if trace_file not in (None, sys.stdout):
+            trace_file.close()
+    return 0
+
+
+def _make_backend(name: str, config: configuration.Config, args: argparse.Namespace):
+    if name == "headless":
+        from unit.headless import Headless
+
+        return Headless(config.language, frames=args.frames)
+    if name == "emulator":
+        from unit.emulator import Emulator, has_display
+
+        if not has_display():
+            raise UserError(
+                "run",
+                "no display here for the emulator window: use --backend headless (with --trace/--frames), "
+                "or set SDL_VIDEODRIVER=dummy to run the window off-screen",
+            )
+        try:
+            import pygame  # noqa: F401
+        except ImportError:
+            raise UserError(
+                "run", "the emulator needs pygame-ce: pip install -e '.[emulator]' (make run installs it)"
+            ) from None
+        return Emulator(config, screenshot=args.screenshot)
+    raise UserError("run", f"unknown backend {name!r}")
+
+
+def _open_for_writing(path: str, what: str):
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(path, f"cannot write the {what}: {exc.strerror or exc}") from None
+
+
+def _configure_logging(verbose: bool) -> None:
+    import logging
+
+    logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="monopoly-city: %(message)s")
+
+
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(
         prog="monopoly-city",
@@ -58,6 +135,22 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("--seed", type=int, help="seed for the build draws (wins over the scenario's seed)")
     sim.add_argument("--config", metavar="FILE", help="configuration overrides (wins over the scenario's config)")
     sim.set_defaults(func=cmd_simulate)
+
+    run = commands.add_parser(
+        "run",
+        help="start the unit in real time (the emulator window on a laptop)",
+        description="Start the unit in real time on a backend: the pygame emulator window, or headless "
+        "(no window: a trace and frames). docs/user-guide.en.md explains the buttons.",
+    )
+    run.add_argument("--backend", choices=["emulator", "headless"], help="default: emulator")
+    run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/defaults.yaml)")
+    run.add_argument("--script", metavar="SCENARIO.yaml", help="play a scenario's presses in real time, then exit")
+    run.add_argument("--seed", type=int, help="seed for the build draws")
+    run.add_argument("--trace", metavar="FILE", help="write the JSON Lines trace (as simulate's) to FILE, - for stdout")
+    run.add_argument("--frames", metavar="DIR", help="headless: save one PNG per distinct screen frame in DIR")
+    run.add_argument("--screenshot", metavar="FILE", help="emulator: save the window to FILE when it closes")
+    run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    run.set_defaults(func=cmd_run)
     return parser
 
 

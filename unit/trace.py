@@ -45,9 +45,10 @@ class TraceWriter:
     do not capture (the build result flashing) prints nothing new.
     """
 
-    def __init__(self, stream: IO[str], language: str):
+    def __init__(self, stream: IO[str], language: str, *, flush: bool = False):
         self.stream = stream
         self.language = language
+        self.flush = flush  # real-time traces: every line on disk at once
         self._last_text: str | None = None
 
     def write(self, t: float, outputs: Iterable[Output]) -> None:
@@ -61,3 +62,5 @@ class TraceWriter:
 
     def write_record(self, obj: dict) -> None:
         self.stream.write(dumps(obj) + "\n")
+        if self.flush:
+            self.stream.flush()

@@ -76,6 +76,9 @@ WORDS = {
         "untimed": "SANS LIMITE",
         "build": "CONSTRUCTION",
         "station": "GARE",
+        "up_to": "{n} BÂTIMENT MAX",
+        "up_to_many": "{n} BÂTIMENTS MAX",
+        "free_station": "UNE GARE GRATUITE",
         "time_up": "FIN DE PARTIE",
         "count": "Comptez vos fortunes",
         "hour": "{n} HEURE JOUÉE",
@@ -93,6 +96,9 @@ WORDS = {
         "untimed": "UNTIMED",
         "build": "BUILD",
         "station": "STATION",
+        "up_to": "UP TO {n} BUILDING",
+        "up_to_many": "UP TO {n} BUILDINGS",
+        "free_station": "ONE FREE STATION",
         "time_up": "GAME OVER",
         "count": "Count your fortunes",
         "hour": "{n} HOUR PLAYED",
@@ -120,6 +126,14 @@ def duration(seconds: float) -> str:
 
 def icon_name(result: int | str, language: str) -> str:
     return WORDS[language]["station"] if result == "station" else str(result)
+
+
+def build_allowance(result: int | str, language: str) -> str:
+    """What a build result lets the player do, in words."""
+    w = WORDS[language]
+    if result == "station":
+        return w["free_station"]
+    return w["up_to" if result == 1 else "up_to_many"].format(n=result)
 
 
 def banner_text(view: Banner, language: str) -> str:
@@ -152,3 +166,27 @@ def describe(view: View, language: str) -> str:
         case Shutdown():
             return w["shutdown"]
     raise TypeError(f"not a view: {view!r}")
+
+
+#: One example of every screen, by name: the golden images and docs/images are drawn from these.
+SAMPLES: dict[str, View] = {
+    "off": Off(),
+    "ready": Ready(clock=59 * 60, counts_down=True, game_minutes=60),
+    "ready_last_minute": Ready(clock=45, counts_down=True, game_minutes=60),
+    "ready_untimed": Ready(clock=65 * 60, counts_down=False, game_minutes=None),
+    "countdown": Countdown(seconds_left=50, total=50),
+    "countdown_half": Countdown(seconds_left=23, total=50),
+    "warning": Countdown(seconds_left=5, total=50, warning=True),
+    "sold": Banner("sold"),
+    "cancelled": Banner("cancelled"),
+    "hour": Banner("hour", 1),
+    "hours": Banner("hour", 2),
+    "resumed": Banner("resumed"),
+    "build_spin": Build(highlight=1),
+    "build_result": Build(highlight=2, result=3),
+    "build_result_flash": Build(highlight=2, result=3, lit=False),
+    "build_one": Build(highlight=0, result=1),
+    "build_station": Build(highlight=3, result="station"),
+    "time_up": TimeUp(),
+    "shutdown": Shutdown(),
+}

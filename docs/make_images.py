@@ -1,0 +1,60 @@
+"""Regenerate docs/images/: every OLED screen in both languages, and the emulator window.
+
+    .venv/bin/python docs/make_images.py
+
+The screens are the exact 128x64 images (drawn by unit/screen.py), scaled 3x
+with crisp pixels so they read well in a browser; the window is a real
+emulator run, off-screen.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+from pathlib import Path
+
+os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
+os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
+
+from PIL import Image  # noqa: E402
+
+from unit import config as configuration  # noqa: E402
+from unit import screen, views  # noqa: E402
+from unit.core import Pressed, Released, Unit  # noqa: E402
+from unit.emulator import Emulator  # noqa: E402
+from unit.runtime import Runtime  # noqa: E402
+from unit.scenario import Step  # noqa: E402
+
+IMAGES = Path(__file__).resolve().parent / "images"
+SCALE = 3
+# A white SSD1306 on its black glass.
+PALETTE = [12, 14, 18] + [0, 0, 0] * 254 + [235, 245, 255]
+
+
+def save_screen(view: views.View, language: str, path: Path) -> None:
+    image = screen.render(view, language).convert("P")
+    image.putpalette(PALETTE)
+    image = image.resize((screen.WIDTH * SCALE, screen.HEIGHT * SCALE), Image.NEAREST)
+    image.save(path)
+
+
+def save_window(language: str, path: Path) -> None:
+    config = configuration.load(({"language": language}, "docs"))
+    backend = Emulator(config, screenshot=str(path))
+    script = [Step(0.0, Pressed("power")), Step(0.05, Released("power")), Step(0.1, Pressed("auction"))]
+    script.append(Step(0.15, Released("auction")))
+    Runtime(Unit(config, random.Random(1)), backend, script=script, until=0.3).run()
+
+
+def main() -> None:
+    for language in ("fr", "en"):
+        folder = IMAGES / language
+        folder.mkdir(parents=True, exist_ok=True)
+        for name, view in views.SAMPLES.items():
+            save_screen(view, language, folder / f"{name}.png")
+        save_window(language, folder / "emulator.png")
+        print(f"wrote {len(views.SAMPLES) + 1} images in {folder}")
+
+
+if __name__ == "__main__":
+    main()

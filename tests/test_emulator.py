@@ -1,0 +1,166 @@
+"""The pygame emulator, headless: real pygame mouse and key events in, states, LED and pixels out."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+pygame = pytest.importorskip("pygame")
+
+from PIL import Image  # noqa: E402
+
+from unit import config as configuration  # noqa: E402
+from unit import emulator, screen  # noqa: E402
+from unit.core import Unit  # noqa: E402
+from unit.runtime import Runtime  # noqa: E402
+
+QUICK = {"auction": {"seconds": 3, "warning_seconds": 1, "cancel_hold_seconds": 0.3}}
+
+
+@pytest.fixture
+def emu(tmp_path):
+    """A running emulator window (off-screen) and its runtime; closed afterwards."""
+    made = []
+
+    def make(overrides=None, screenshot=None):
+        config = configuration.load(({**QUICK, **(overrides or {})}, "test"))
+        backend = emulator.Emulator(config, screenshot=screenshot)
+        runtime = Runtime(Unit(config), backend)
+        runtime.open()
+        made.append(runtime)
+        return runtime, backend
+
+    yield make
+    for runtime in made:
+        if pygame.display.get_init():
+            runtime.backend.close()
+
+
+def settle(runtime, seconds=0.05):
+    """Let the loop run for a moment of real time."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end and not runtime.stopped:
+        runtime.step(max_wait=0.01)
+
+
+def click(backend, name, hold=0.0, runtime=None):
+    center = backend.buttons[name].center
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONDOWN, pos=center, button=1))
+    if runtime is not None:
+        settle(runtime, hold)
+    pygame.event.post(pygame.event.Event(pygame.MOUSEBUTTONUP, pos=center, button=1))
+
+
+def key(name, down=True):
+    kind = pygame.KEYDOWN if down else pygame.KEYUP
+    code = pygame.key.key_code(name)
+    pygame.event.post(pygame.event.Event(kind, key=code, mod=0, unicode=name, scancode=0))
+
+
+def window_image(backend) -> Image.Image:
+    surface = backend.window
+    return Image.frombytes("RGB", surface.get_size(), pygame.image.tobytes(surface, "RGB"))
+
+
+def oled_shows(backend, expected: Image.Image) -> bool:
+    """Whether the window's OLED area is ``expected`` scaled 4x (sampled at each pixel's centre)."""
+    shot = window_image(backend)
+    x0, y0 = emulator.OLED_AT
+    for y in range(screen.HEIGHT):
+        for x in range(screen.WIDTH):
+            lit = shot.getpixel((x0 + x * 4 + 2, y0 + y * 4 + 2)) == emulator.PIXEL_ON
+            if lit != bool(expected.getpixel((x, y))):
+                return False
+    return True
+
+
+def led_pixel(backend):
+    return window_image(backend).getpixel(emulator.LED_AT)
+
+
+def test_mouse_click_on_power_switches_on_and_the_window_shows_the_clock(emu):
+    runtime, backend = emu()
+    click(backend, "power")
+    settle(runtime)
+    assert runtime.unit.state == "ready"
+    assert oled_shows(backend, screen.render(runtime.unit.view, "fr"))
+    assert led_pixel(backend) == emulator.LED_DARK
+
+
+def test_key_starts_an_auction_and_the_led_blinks(emu):
+    runtime, backend = emu()
+    key("o"), key("o", down=False)
+    settle(runtime)
+    key("e"), key("e", down=False)
+    settle(runtime)
+    assert runtime.unit.state == "countdown"
+    assert led_pixel(backend) == emulator.LED_LIT  # a blink starts lit
+    seen = set()
+    end = time.monotonic() + 1.2
+    while time.monotonic() < end:
+        runtime.step(max_wait=0.02)
+        seen.add(led_pixel(backend))
+    assert seen == {emulator.LED_LIT, emulator.LED_DARK}  # it blinks at 1 Hz
+    assert oled_shows(backend, screen.render(runtime.unit.view, "fr"))
+
+
+def test_holding_the_auction_button_with_the_mouse_cancels(emu):
+    runtime, backend = emu()
+    click(backend, "power")
+    settle(runtime)
+    click(backend, "auction")
+    settle(runtime)
+    assert runtime.unit.state == "countdown"
+    click(backend, "auction", hold=0.45, runtime=runtime)
+    settle(runtime)
+    assert runtime.unit.state == "ready"
+    assert led_pixel(backend) == emulator.LED_DARK
+
+
+def test_build_button_draws(emu):
+    runtime, backend = emu({"build": {"spin_seconds": 0.2, "weights": {1: 0, 2: 0, 3: 0, "station": 1}}})
+    click(backend, "power")
+    settle(runtime)
+    click(backend, "build")
+    settle(runtime, 0.4)
+    assert runtime.unit.state == "build"
+    assert runtime.unit.view.result == "station"
+
+
+def test_switch_control_flips_with_each_click(emu):
+    runtime, backend = emu({"power": {"control": "switch"}})
+    click(backend, "power")
+    settle(runtime)
+    assert runtime.unit.state == "ready"
+    click(backend, "power")
+    settle(runtime)
+    assert runtime.unit.state == "off"
+
+
+def test_escape_quits_cleanly(emu):
+    runtime, backend = emu()
+    key("escape")
+    settle(runtime)
+    assert runtime.stopped
+
+
+def test_closing_the_window_quits_and_saves_the_screenshot(emu, tmp_path):
+    shot = tmp_path / "window.png"
+    runtime, backend = emu(screenshot=str(shot))
+    click(backend, "power")
+    settle(runtime)
+    pygame.event.post(pygame.event.Event(pygame.QUIT))
+    settle(runtime)
+    assert runtime.stopped
+    backend.close()
+    with Image.open(shot) as image:
+        assert image.size == emulator.WINDOW
+
+
+def test_square_wave_has_the_right_length_and_pitch():
+    data = emulator.square_wave([(1000, 10), (0, 5)], rate=8000, channels=1)
+    assert len(data) == 2 * (80 + 40)
+    samples = memoryview(data).cast("h")
+    assert samples[0] > 0 and samples[4] < 0 and samples[8] > 0  # 1 kHz at 8 kHz: 4 samples per half
+    assert set(samples[80:]) == {0}

@@ -1,0 +1,119 @@
+"""The real-time loop on the headless backend: same behaviour as simulate, in real seconds."""
+
+from __future__ import annotations
+
+import io
+import json
+import random
+import threading
+import time
+
+from conftest import simulate_records
+
+from unit import config as configuration
+from unit import scenario as scenarios
+from unit.cli import main
+from unit.core import Pressed, Released, Unit
+from unit.headless import Headless
+from unit.runtime import Backend, Runtime
+from unit.trace import TraceWriter
+
+SHORT = {"auction": {"seconds": 1.5, "warning_seconds": 0.5}, "build": {"spin_seconds": 0.3, "show_seconds": 0.5}}
+EVENTS = [
+    {"at": 0, "press": "power"},
+    {"at": 0.2, "press": "auction"},
+    {"at": 0.5, "press": "auction"},  # a bump: ignored
+    {"at": 2.0, "press": "build"},
+]
+UNTIL = 3.2
+
+
+def real_time_trace(events, until, config, seed=4) -> list[dict]:
+    scenario = scenarios.parse({"until": until, "events": events, "seed": seed, "config": config}, "rt")
+    cfg = configuration.load((scenario.config, "rt"))
+    out = io.StringIO()
+    runtime = Runtime(
+        Unit(cfg, random.Random(seed)),
+        Headless(cfg.language),
+        trace=TraceWriter(out, cfg.language),
+        script=scenario.steps(cfg),
+        until=scenario.until,
+    )
+    runtime.run()
+    return [json.loads(line) for line in out.getvalue().splitlines()]
+
+
+def test_headless_trace_matches_simulate_in_order_content_and_time():
+    real = real_time_trace(EVENTS, UNTIL, SHORT)
+    virtual = simulate_records(UNTIL, EVENTS, SHORT, seed=4)
+    strip = lambda records: [{k: v for k, v in r.items() if k != "t"} for r in records]  # noqa: E731
+    assert strip(real) == strip(virtual)
+    lateness = [r["t"] - v["t"] for r, v in zip(real, virtual, strict=True)]
+    # Generous bounds for a loaded CI machine; benchmarks/ measures the real figure.
+    assert all(-0.002 <= late < 0.1 for late in lateness), max(lateness)
+
+
+def test_loop_sleeps_when_nothing_is_due():
+    """With the unit off there is no deadline: one wait, no polling, until an input arrives."""
+
+    class CountingBackend(Backend):
+        wakes = 0
+
+        def tick(self, now):
+            CountingBackend.wakes += 1
+
+    runtime = Runtime(Unit(configuration.load()), CountingBackend())
+    thread = threading.Thread(target=runtime.run)
+    thread.start()
+    time.sleep(0.3)
+    assert CountingBackend.wakes == 0
+    runtime.post(Pressed("power"))
+    runtime.post(Released("power"))
+    time.sleep(0.1)
+    runtime.stop()
+    thread.join(2)
+    assert not thread.is_alive()
+    assert runtime.unit.state == "ready"
+    assert 1 <= CountingBackend.wakes <= 3
+
+
+def test_inputs_from_other_threads_are_stamped_when_they_happen():
+    clock_now = [100.0]
+    runtime = Runtime(Unit(configuration.load()), Backend(), clock=lambda: clock_now[0])
+    runtime.open()
+    runtime.post(Pressed("power"))
+    clock_now[0] = 100.5
+    runtime.step(max_wait=0)
+    assert runtime.unit.state == "ready"
+    assert runtime.unit.game.start == 100.0
+
+
+def test_frames_are_written_once_per_distinct_frame(tmp_path, capsys, write_yaml):
+    script = write_yaml(
+        "s.yaml",
+        "until: 1.2\nconfig: {auction: {seconds: 1, warning_seconds: 0.5}}\n"
+        "events:\n  - {at: 0, press: power}\n  - {at: 0.1, press: auction}\n",
+    )
+    frames = tmp_path / "frames"
+    trace = tmp_path / "trace.jsonl"
+    status = main(["run", "--backend", "headless", "--script", script, "--frames", str(frames), "--trace", str(trace)])
+    assert status == 0
+    names = sorted(p.name for p in frames.iterdir())
+    # ready, countdown 1, warning 1, sold banner: four distinct pictures
+    assert len(names) == 4 and names[0].startswith("frame-0001-")
+    texts = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
+    assert [r["text"] for r in texts if r["kind"] == "screen"] == [
+        "RESTE 1h00 · PARTIE 1h00",
+        "ENCHÈRES 1",
+        "ENCHÈRES 1 !",
+        "ADJUGÉ !",
+    ]
+
+
+def test_emulator_without_a_display_says_what_to_do(monkeypatch, capsys):
+    for name in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY"):
+        monkeypatch.delenv(name, raising=False)
+    status = main(["run"])
+    err = capsys.readouterr().err
+    assert status == 2 and "--backend headless" in err and "SDL_VIDEODRIVER=dummy" in err
+    assert err.count("\n") == 1

@@ -1,0 +1,262 @@
+"""The ``emulator`` backend: the unit in a pygame-ce window on any laptop.
+
+The OLED image comes from luma's ``dummy`` device, exactly as the real screen
+would get it, scaled 4x with crisp pixels. Around it: the red LED, blinking as
+the core says, and the three buttons, which work with the mouse (press and
+hold) and with the keyboard. Sounds are square-wave tones through
+``pygame.mixer``; with no audio device the window runs mute.
+
+Not luma.emulator: it owns the window, calls ``sys.exit()`` on Escape, sleeps
+in every ``display()`` and pulls in upstream pygame over pygame-ce.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import os
+import sys
+from array import array
+
+from luma.core.device import dummy
+
+from unit import screen, views
+from unit.config import Config
+from unit.core import LedChanged, Pressed, Released, SoundPlayed, Switched
+from unit.runtime import STOP, Backend
+
+log = logging.getLogger(__name__)
+os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any `import pygame`
+
+SCALE = 4
+WINDOW = (600, 470)
+OLED_AT = (44, 40)
+LED_AT = (300, 324)
+LED_RADIUS = 11
+BUTTON_TOP, BUTTON_SIZE = 352, (160, 52)
+BUTTON_LEFTS = {"power": 44, "auction": 220, "build": 396}
+
+BACKGROUND = (34, 36, 42)
+CASE = (58, 62, 70)
+BEZEL = (8, 8, 10)
+PIXEL_ON = (235, 245, 255)  # a white SSD1306
+PIXEL_OFF = (12, 14, 18)
+LED_LIT = (255, 36, 24)
+LED_DARK = (70, 14, 12)
+BUTTON_UP = (200, 202, 208)
+BUTTON_DOWN = (130, 132, 140)
+LABEL = (20, 20, 24)
+HINT = (190, 194, 202)
+
+LABELS = {
+    "fr": {"power": "ON/OFF", "auction": "ENCHÈRES", "build": "CONSTRUCTION"},
+    "en": {"power": "ON/OFF", "auction": "AUCTION", "build": "BUILD"},
+}
+HINTS = {
+    "fr": "Touches : O = ON/OFF, E = ENCHÈRES, C = CONSTRUCTION (maintenir = appui long) · Échap : quitter",
+    "en": "Keys: O = ON/OFF, A = AUCTION, B = BUILD (hold = long press) · Esc: quit",
+}
+# Both languages' letters work, whatever the configured language.
+KEYS = {"o": "power", "p": "power", "e": "auction", "a": "auction", "space": "auction", "c": "build", "b": "build"}
+
+#: Cap on one wait, so that Ctrl-C in the terminal is seen: SDL's wait does not wake for signals.
+MAX_WAIT = 0.5
+
+
+def has_display() -> bool:
+    """Whether SDL can open a window here (or has been told to draw off-screen)."""
+    if os.environ.get("SDL_VIDEODRIVER"):
+        return True
+    if sys.platform in ("darwin", "win32"):
+        return True
+    return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
+
+
+def square_wave(tones, rate: int, channels: int, volume: float = 0.25) -> bytes:
+    """16-bit samples for ``(Hz, ms)`` tones, built with the stdlib: pygame.sndarray needs numpy."""
+    amplitude = int(32767 * volume)
+    samples = array("h")
+    for hz, ms in tones:
+        count = int(rate * ms / 1000)
+        if hz <= 0:
+            samples.extend([0] * (count * channels))
+            continue
+        half_period = rate / (2 * hz)
+        for i in range(count):
+            value = amplitude if int(i / half_period) % 2 == 0 else -amplitude
+            samples.extend([value] * channels)
+    return samples.tobytes()
+
+
+class Emulator(Backend):
+    """A window that behaves like the unit on the table."""
+
+    name = "emulator"
+
+    def __init__(self, config: Config, screenshot: str | None = None):
+        self.config = config
+        self.language = config.language
+        self.screenshot = screenshot
+        self.switch_control = config.power.control == "switch"
+        self.switch_on = False
+        self.held: set[str] = set()
+        self.led = LedChanged("off")
+        self.led_since = 0.0
+        self._led_lit = False
+        self._sounds: dict[str, object] = {}
+        self._channel = None
+
+    # --- opening and closing ------------------------------------------------------------------
+
+    def open(self, post, clock) -> None:
+        super().open(post, clock)
+        import pygame
+
+        self.pg = pygame
+        pygame.display.init()
+        pygame.font.init()
+        self.audio = self._open_audio()
+        self.window = pygame.display.set_mode(WINDOW)
+        pygame.display.set_caption("Monopoly City Unit")
+        self.display = screen.Display(dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1"), self.language)
+        self.display.show(views.Off())
+        font_path = str(screen.resources.files("unit").joinpath("fonts/DejaVuSans-Bold.ttf"))
+        self.label_font = pygame.font.Font(font_path, 15)
+        self.hint_font = pygame.font.Font(font_path, 10)
+        self.buttons = {name: pygame.Rect(left, BUTTON_TOP, *BUTTON_SIZE) for name, left in BUTTON_LEFTS.items()}
+        self.redraw()
+
+    def _open_audio(self) -> bool:
+        try:
+            self.pg.mixer.init(frequency=44100, size=-16, channels=1)
+        except self.pg.error as error:
+            log.info("no audio device (%s): the emulator runs mute", error)
+            return False
+        return True
+
+    def close(self) -> None:
+        if self.screenshot:
+            self.save(self.screenshot)
+        self.pg.quit()
+
+    def save(self, path: str) -> None:
+        """Save the window as an image (PNG by the file name)."""
+        self.pg.image.save(self.window, path)
+
+    # --- inputs -------------------------------------------------------------------------------
+
+    def wait(self, timeout: float | None) -> None:
+        pg = self.pg
+        timeout = MAX_WAIT if timeout is None else min(timeout, MAX_WAIT)
+        events = []
+        if timeout > 0:
+            first = pg.event.wait(max(1, math.ceil(timeout * 1000)))
+            if first.type != pg.NOEVENT:
+                events.append(first)
+        events += pg.event.get()
+        for event in events:
+            self.handle(event)
+
+    def handle(self, event) -> None:
+        """Translate one pygame event into the unit's inputs."""
+        pg = self.pg
+        if event.type == pg.QUIT:
+            self.post(STOP)
+        elif event.type in (pg.KEYDOWN, pg.KEYUP):
+            if event.type == pg.KEYDOWN and event.key == pg.K_ESCAPE:
+                self.post(STOP)
+                return
+            button = KEYS.get(pg.key.name(event.key))
+            if button is not None:
+                self.button(button, down=event.type == pg.KEYDOWN)
+        elif event.type == pg.MOUSEBUTTONDOWN and event.button == 1:
+            for name, rect in self.buttons.items():
+                if rect.collidepoint(event.pos):
+                    self.button(name, down=True)
+        elif event.type == pg.MOUSEBUTTONUP and event.button == 1:
+            for name in list(self.held):
+                self.button(name, down=False)
+        elif event.type in (pg.WINDOWEXPOSED, pg.VIDEOEXPOSE):
+            self.redraw()
+
+    def button(self, name: str, down: bool) -> None:
+        if down == (name in self.held):
+            return  # already in that position (a key held while the mouse also presses)
+        if down:
+            self.held.add(name)
+        else:
+            self.held.discard(name)
+        if name == "power" and self.switch_control:
+            if down:  # a latching switch: each click flips it
+                self.switch_on = not self.switch_on
+                self.post(Switched(self.switch_on))
+        else:
+            self.post(Pressed(name) if down else Released(name))
+        self.redraw()
+
+    # --- outputs ------------------------------------------------------------------------------
+
+    def show(self, view: views.View) -> None:
+        if self.display.show(view):
+            self.redraw()
+
+    def set_led(self, led: LedChanged) -> None:
+        self.led = led
+        self.led_since = self.clock()
+        self.redraw()
+
+    def led_lit(self, now: float) -> bool:
+        if self.led.mode != "blink":
+            return self.led.mode == "on"
+        half_periods = int((now - self.led_since) * self.led.hz * 2 + 1e-9)
+        return half_periods % 2 == 0  # lit first, like gpiozero's blink
+
+    def next_deadline(self) -> float | None:
+        if self.led.mode != "blink":
+            return None
+        half = 1 / (2 * self.led.hz)
+        done = int((self.clock() - self.led_since) / half + 1e-9) + 1
+        return self.led_since + done * half
+
+    def tick(self, now: float) -> None:
+        if self.led_lit(now) != self._led_lit:
+            self.redraw()
+
+    def play(self, sound: SoundPlayed) -> None:
+        if not self.audio:
+            return
+        if sound.name not in self._sounds:
+            rate, _, channels = self.pg.mixer.get_init()
+            self._sounds[sound.name] = self.pg.mixer.Sound(buffer=square_wave(sound.tones, rate, channels))
+        if self._channel is not None:
+            self._channel.stop()  # the newest sound replaces the one playing
+        self._channel = self._sounds[sound.name].play()
+
+    # --- drawing ------------------------------------------------------------------------------
+
+    def redraw(self) -> None:
+        pg = self.pg
+        win = self.window
+        win.fill(BACKGROUND)
+        pg.draw.rect(win, CASE, (16, 12, WINDOW[0] - 32, WINDOW[1] - 44), border_radius=18)
+        # The OLED, scaled with nearest-neighbour: crisp pixels.
+        x, y = OLED_AT
+        pg.draw.rect(win, BEZEL, (x - 10, y - 10, screen.WIDTH * SCALE + 20, screen.HEIGHT * SCALE + 20))
+        image = self.display.device.image.convert("L")
+        surface = pg.image.frombytes(image.tobytes(), image.size, "P")
+        surface.set_palette([PIXEL_OFF] * 255 + [PIXEL_ON])
+        win.blit(pg.transform.scale(surface, (screen.WIDTH * SCALE, screen.HEIGHT * SCALE)), OLED_AT)
+        # The LED.
+        self._led_lit = self.led_lit(self.clock())
+        pg.draw.circle(win, LED_LIT if self._led_lit else LED_DARK, LED_AT, LED_RADIUS)
+        pg.draw.circle(win, BEZEL, LED_AT, LED_RADIUS, width=2)
+        # The buttons.
+        labels = LABELS[self.language]
+        for name, rect in self.buttons.items():
+            down = name in self.held or (name == "power" and self.switch_control and self.switch_on)
+            pg.draw.rect(win, BUTTON_DOWN if down else BUTTON_UP, rect, border_radius=10)
+            text = self.label_font.render(labels[name], True, LABEL)
+            win.blit(text, text.get_rect(center=rect.center))
+        hint = self.hint_font.render(HINTS[self.language], True, HINT)
+        win.blit(hint, hint.get_rect(center=(WINDOW[0] // 2, WINDOW[1] - 16)))
+        pg.display.flip()

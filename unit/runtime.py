@@ -1,0 +1,211 @@
+"""The real-time loop that feeds the core, and the interface every backend implements.
+
+One loop, one thread: it sleeps until the core's next deadline or an input,
+whichever comes first (no polling, no chained ``sleep(1)``), on
+``time.monotonic()``. Inputs from any thread (gpiozero callbacks, a scripted
+press) only enqueue; the loop is the only caller of the core. What the core
+returns goes to the backend, which only translates it for its hardware or
+window, and to the trace.
+
+The split follows gpiozero's devices and pins: :class:`Runtime` is the device
+logic, written once; a :class:`Backend` is the pin factory, one per kind of
+hardware.
+"""
+
+from __future__ import annotations
+
+import logging
+import queue
+import time
+from collections.abc import Callable
+
+from unit import views
+from unit.core import (
+    BuildDrawn,
+    Event,
+    LedChanged,
+    Output,
+    ScreenChanged,
+    SoundPlayed,
+    SystemRequested,
+    Unit,
+)
+from unit.scenario import Step
+from unit.trace import TraceWriter
+
+log = logging.getLogger(__name__)
+
+Clock = Callable[[], float]
+STOP = object()  # posted to end the loop
+
+
+class Backend:
+    """The hardware side: inputs in, screen, LED and sounds out.
+
+    Subclasses override what their hardware has; the defaults do nothing, so a
+    backend without a screen simply does not draw.
+    """
+
+    name = "backend"
+
+    def open(self, post: Callable[[Event], None], clock: Clock) -> None:
+        """Open the hardware; from now on call ``post(event)`` (from any thread) for each input."""
+        self.post = post
+        self.clock = clock
+
+    def show(self, view: views.View) -> None:
+        """Put ``view`` on the screen."""
+
+    def set_led(self, led: LedChanged) -> None:
+        """Drive the LED: off, on, or blinking at ``led.hz``."""
+
+    def play(self, sound: SoundPlayed) -> None:
+        """Start playing ``sound``, replacing any sound still playing."""
+
+    def inject(self, event: Event) -> None:
+        """Apply a scripted input as if it came from the hardware."""
+        self.post(event)
+
+    def request(self, action: str) -> bool:
+        """The core asks the system for ``action`` (``shutdown``); return True to end the loop."""
+        return True
+
+    def wait(self, timeout: float | None) -> None:
+        """Block up to ``timeout`` seconds for the backend's own inputs.
+
+        Only a backend whose inputs must be pumped from the main thread (a
+        window) overrides this; others post from their own threads and the
+        runtime waits on its queue.
+        """
+        raise NotImplementedError
+
+    def next_deadline(self) -> float | None:
+        """When the backend itself next needs the loop (an animation), or None."""
+        return None
+
+    def tick(self, now: float) -> None:
+        """Called after each wake-up, for the backend's own timed work."""
+
+    def close(self) -> None:
+        """Release the hardware."""
+
+
+class Runtime:
+    """Runs a :class:`~unit.core.Unit` in real time on a :class:`Backend`.
+
+    ``script`` plays scripted inputs at their times after the start;
+    ``until`` ends the run that many seconds after the start.
+    """
+
+    def __init__(
+        self,
+        unit: Unit,
+        backend: Backend,
+        *,
+        clock: Clock = time.monotonic,
+        trace: TraceWriter | None = None,
+        script: list[Step] | None = None,
+        until: float | None = None,
+    ):
+        self.unit = unit
+        self.backend = backend
+        self.clock = clock
+        self.trace = trace
+        self.script = list(script or [])
+        self.until = until
+        self.inputs: queue.SimpleQueue = queue.SimpleQueue()
+        self.start = 0.0
+        self.stopped = False
+        self._pumps = type(backend).wait is not Backend.wait
+
+    # --- inputs, from any thread ------------------------------------------------------------
+
+    def post(self, event: Event) -> None:
+        """Enqueue an input, stamped with the time it happened. Safe from any thread."""
+        self.inputs.put((self.clock(), event))
+
+    def stop(self) -> None:
+        """Ask the loop to end. Safe from any thread and from signal handlers."""
+        self.inputs.put((self.clock(), STOP))
+
+    # --- the loop -------------------------------------------------------------------------------
+
+    def open(self) -> None:
+        self.start = self.clock()
+        self.backend.open(self.post, self.clock)
+
+    def run(self) -> None:
+        """Open the backend, loop until stopped, close the backend."""
+        self.open()
+        try:
+            while not self.stopped:
+                self.step()
+        finally:
+            self.backend.close()
+
+    def next_wake(self) -> float | None:
+        """The earliest of the core's deadline, the next scripted input, the end and the backend's."""
+        candidates = [self.unit.next_deadline(), self.backend.next_deadline()]
+        if self.script:
+            candidates.append(self.start + self.script[0].at)
+        if self.until is not None:
+            candidates.append(self.start + self.until)
+        due = [c for c in candidates if c is not None]
+        return min(due) if due else None
+
+    def step(self, max_wait: float | None = None) -> None:
+        """Sleep until the next deadline or input (at most ``max_wait`` s), then act on what is due."""
+        wake = self.next_wake()
+        timeout = None if wake is None else max(0.0, wake - self.clock())
+        if max_wait is not None:
+            timeout = max_wait if timeout is None else min(timeout, max_wait)
+        for at, event in self._wait(timeout):
+            if event is STOP:
+                self.stopped = True
+                return
+            self.apply(at, self.unit.handle(event, at))
+        now = self.clock()
+        self.apply(now, self.unit.advance(now))
+        while self.script and self.start + self.script[0].at <= now:
+            self.backend.inject(self.script.pop(0).event)
+        if self.until is not None and now >= self.start + self.until:
+            self.stopped = True
+        self.backend.tick(now)
+
+    def _wait(self, timeout: float | None) -> list[tuple[float, object]]:
+        """Inputs that arrive within ``timeout`` seconds (all that are queued, at least one if any)."""
+        got = []
+        if self._pumps:
+            # The window's events are posted to the queue meanwhile; a queued input must not wait.
+            self.backend.wait(0.0 if not self.inputs.empty() else timeout)
+        else:
+            try:
+                got.append(self.inputs.get(timeout=timeout))
+            except queue.Empty:
+                return got
+        while True:
+            try:
+                got.append(self.inputs.get_nowait())
+            except queue.Empty:
+                return got
+
+    def apply(self, at: float, outputs: list[Output]) -> None:
+        """Hand the core's outputs to the trace and the backend."""
+        if not outputs:
+            return
+        if self.trace is not None:
+            self.trace.write(at - self.start, outputs)
+        for output in outputs:
+            match output:
+                case ScreenChanged(view=view):
+                    self.backend.show(view)
+                case LedChanged():
+                    self.backend.set_led(output)
+                case SoundPlayed():
+                    self.backend.play(output)
+                case BuildDrawn():
+                    pass  # on the screen already; the trace has it
+                case SystemRequested(action=action):
+                    log.info("system action requested: %s", action)
+                    if self.backend.request(action):
+                        self.stopped = True
