@@ -39,9 +39,20 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
+def is_raspberry_pi() -> bool:
+    try:
+        with open("/proc/device-tree/model", encoding="ascii", errors="replace") as file:
+            return "Raspberry Pi" in file.read()
+    except OSError:
+        return False
+
+
 def default_backend() -> str:
-    """The emulator wherever a window can open; headless otherwise (it then explains)."""
-    return "emulator"
+    """The real hardware on a Raspberry Pi, the emulator window anywhere else."""
+    return "gpio" if is_raspberry_pi() else "emulator"
+
+
+DEFAULT_PI_STATE_DIR = "/var/lib/monopoly-city"
 
 
 def cmd_run(args: argparse.Namespace) -> int:
@@ -50,6 +61,8 @@ def cmd_run(args: argparse.Namespace) -> int:
 
     from unit import scenario as scenarios
     from unit.core import Unit
+    from unit.notify import Notifier
+    from unit.persist import GameStore
     from unit.runtime import Runtime
     from unit.trace import TraceWriter
 
@@ -58,17 +71,24 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = _load_config(args, (scenario.config, f"{scenario.source}: config") if scenario else (None, ""))
     steps = scenario.steps(config) if scenario else None
     seed = args.seed if args.seed is not None else (scenario.seed if scenario else None)
-    backend = _make_backend(args.backend or default_backend(), config, args)
     trace_file = None
     if args.trace:
         trace_file = sys.stdout if args.trace == "-" else _open_for_writing(args.trace, "trace")
     trace = TraceWriter(trace_file, config.language, flush=True) if trace_file else None
+    backend_name = args.backend or default_backend()
+    pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
+    state_dir = args.state_dir
+    if state_dir is None and backend_name == "gpio" and pins == "lgpio":
+        state_dir = DEFAULT_PI_STATE_DIR
+    backend = _make_backend(backend_name, config, args, pins, trace)
     runtime = Runtime(
         Unit(config, random.Random(seed)),
         backend,
         trace=trace,
         script=steps,
         until=scenario.until if scenario else None,
+        store=GameStore(state_dir) if state_dir else None,
+        notifier=Notifier(),
     )
     signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
     try:
@@ -79,7 +99,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _make_backend(name: str, config: configuration.Config, args: argparse.Namespace):
+def _make_backend(name: str, config: configuration.Config, args: argparse.Namespace, pins: str, trace):
+    if name == "gpio":
+        from unit.gpio import Gpio
+
+        return Gpio(config, pins=pins, shutdown_command=config.power.shutdown_command, trace=trace)
     if name == "headless":
         from unit.headless import Headless
 
@@ -142,7 +166,19 @@ def build_parser() -> argparse.ArgumentParser:
         description="Start the unit in real time on a backend: the pygame emulator window, or headless "
         "(no window: a trace and frames). docs/user-guide.en.md explains the buttons.",
     )
-    run.add_argument("--backend", choices=["emulator", "headless"], help="default: emulator")
+    run.add_argument(
+        "--backend",
+        choices=["emulator", "headless", "gpio"],
+        help="default: gpio on a Raspberry Pi, emulator elsewhere",
+    )
+    run.add_argument(
+        "--pins", choices=["lgpio", "mock"], help="gpio: the pin factory (default: lgpio on a Pi, mock elsewhere)"
+    )
+    run.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help=f"keep the game in progress here to survive a power cut (default on a Pi: {DEFAULT_PI_STATE_DIR})",
+    )
     run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/defaults.yaml)")
     run.add_argument("--script", metavar="SCENARIO.yaml", help="play a scenario's presses in real time, then exit")
     run.add_argument("--seed", type=int, help="seed for the build draws")

@@ -53,6 +53,7 @@ class BuildConfig:
 class PowerConfig:
     control: str
     shutdown_hold_seconds: float
+    shutdown_command: str
 
 
 @dataclass(frozen=True)
@@ -88,6 +89,23 @@ def number(*, minimum: float = 0, positive: bool = False, maximum: float, nullab
         return value
 
     return check
+
+
+def integer(*, minimum: int, maximum: int) -> Checker:
+    def check(value: Any, key: str) -> Any:
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise _Bad(key, f"expected a whole number, got {yamlfile.type_name(value)}")
+        if not minimum <= value <= maximum:
+            raise _Bad(key, f"expected a whole number from {minimum} to {maximum}, got {value}")
+        return value
+
+    return check
+
+
+def text(value: Any, key: str) -> Any:
+    if not isinstance(value, str) or not value.strip():
+        raise _Bad(key, f"expected a non-empty text, got {yamlfile.type_name(value)}")
+    return value
 
 
 def choice(*options: str) -> Checker:
@@ -144,6 +162,21 @@ SCHEMA: dict[str, Any] = {
     "power": {
         "control": choice("button", "switch"),
         "shutdown_hold_seconds": number(positive=True, maximum=60),
+        "shutdown_command": text,
+    },
+    "pins": {name: integer(minimum=0, maximum=27) for name in ("power", "auction", "build", "led", "buzzer")},
+    "buttons": {"bounce_seconds": number(maximum=0.5)},
+    "buzzer": {
+        "type": choice("passive", "active"),
+        "mid_tone_hz": number(positive=True, maximum=10_000),
+        "octaves": integer(minimum=1, maximum=3),
+    },
+    "display": {
+        "driver": choice("ssd1306", "sh1106"),
+        "i2c_port": integer(minimum=0, maximum=99),
+        "i2c_address": integer(minimum=0x03, maximum=0x77),
+        "rotate": integer(minimum=0, maximum=3),
+        "retry_seconds": number(positive=True, maximum=3600),
     },
 }
 
@@ -218,6 +251,12 @@ class Layers:
                 f"{self.blame(*keys)}: auction.warning_seconds",
                 f"expected less than auction.seconds ({auction['seconds']}), got {auction['warning_seconds']}",
             )
+        by_pin: dict[int, str] = {}
+        for name, pin in m["pins"].items():
+            if pin in by_pin:
+                keys = (f"pins.{name}", f"pins.{by_pin[pin]}")
+                raise UserError(f"{self.blame(*keys)}: pins.{name}", f"GPIO{pin} is already pins.{by_pin[pin]}")
+            by_pin[pin] = name
         odds = {result: build["weights"].get(result, 0) for result in BUILD_RESULTS}
         if not any(odds.values()):
             raise UserError(

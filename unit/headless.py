@@ -30,7 +30,6 @@ class Headless(Backend):
 
     def open(self, post, clock) -> None:
         super().open(post, clock)
-        self.started = clock()
         if self.frames is not None:
             self.frames.mkdir(parents=True, exist_ok=True)
             self.display = screen.Display(dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1"), self.language)

@@ -27,9 +27,12 @@ from unit.core import (
     Output,
     ScreenChanged,
     SoundPlayed,
+    StateChanged,
     SystemRequested,
     Unit,
 )
+from unit.notify import Notifier
+from unit.persist import GameStore
 from unit.scenario import Step
 from unit.trace import TraceWriter
 
@@ -37,6 +40,7 @@ log = logging.getLogger(__name__)
 
 Clock = Callable[[], float]
 STOP = object()  # posted to end the loop
+SAVE_EVERY = 60.0  # seconds between saves of a running game, besides one at each change of state
 
 
 class Backend:
@@ -52,6 +56,7 @@ class Backend:
         """Open the hardware; from now on call ``post(event)`` (from any thread) for each input."""
         self.post = post
         self.clock = clock
+        self.started = clock()
 
     def show(self, view: views.View) -> None:
         """Put ``view`` on the screen."""
@@ -94,7 +99,9 @@ class Runtime:
     """Runs a :class:`~unit.core.Unit` in real time on a :class:`Backend`.
 
     ``script`` plays scripted inputs at their times after the start;
-    ``until`` ends the run that many seconds after the start.
+    ``until`` ends the run that many seconds after the start. With a
+    ``store`` the game in progress survives a power cut; ``notifier`` tells
+    systemd when the unit is ready and that its loop is alive.
     """
 
     def __init__(
@@ -106,6 +113,8 @@ class Runtime:
         trace: TraceWriter | None = None,
         script: list[Step] | None = None,
         until: float | None = None,
+        store: GameStore | None = None,
+        notifier: Notifier | None = None,
     ):
         self.unit = unit
         self.backend = backend
@@ -113,8 +122,12 @@ class Runtime:
         self.trace = trace
         self.script = list(script or [])
         self.until = until
+        self.store = store
+        self.notifier = notifier if notifier is not None else Notifier({})
         self.inputs: queue.SimpleQueue = queue.SimpleQueue()
         self.start = 0.0
+        self._next_save: float | None = None
+        self._next_ping: float | None = None
         self.stopped = False
         self._pumps = type(backend).wait is not Backend.wait
 
@@ -131,8 +144,14 @@ class Runtime:
     # --- the loop -------------------------------------------------------------------------------
 
     def open(self) -> None:
-        self.start = self.clock()
         self.backend.open(self.post, self.clock)
+        # Time zero is when the hardware is ready: scripted times and the trace count from here.
+        self.start = self.backend.started = self.clock()
+        if self.store is not None:
+            self._resume()
+        self.notifier.notify("READY=1")  # the hardware is open
+        if self.notifier.watchdog_interval:
+            self._next_ping = self.start
 
     def run(self) -> None:
         """Open the backend, loop until stopped, close the backend."""
@@ -141,11 +160,23 @@ class Runtime:
             while not self.stopped:
                 self.step()
         finally:
+            self.notifier.notify("STOPPING=1")
             self.backend.close()
+
+    def _resume(self) -> None:
+        """Carry on a game that a power cut interrupted."""
+        saved = self.store.load()
+        if saved is None:
+            return
+        played = saved.elapsed(self.store.wall())
+        log.warning("resuming the game: %.0f s already played", played)
+        if self.trace is not None:
+            self.trace.write_record({"t": 0.0, "kind": "resume", "elapsed": round(played, 3)})
+        self.apply(self.start, self.unit.power_on(self.start, played=played))
 
     def next_wake(self) -> float | None:
         """The earliest of the core's deadline, the next scripted input, the end and the backend's."""
-        candidates = [self.unit.next_deadline(), self.backend.next_deadline()]
+        candidates = [self.unit.next_deadline(), self.backend.next_deadline(), self._next_save, self._next_ping]
         if self.script:
             candidates.append(self.start + self.script[0].at)
         if self.until is not None:
@@ -170,6 +201,11 @@ class Runtime:
             self.backend.inject(self.script.pop(0).event)
         if self.until is not None and now >= self.start + self.until:
             self.stopped = True
+        if self._next_save is not None and now >= self._next_save:
+            self._save(now)
+        if self._next_ping is not None and now >= self._next_ping:
+            self.notifier.notify("WATCHDOG=1")  # from the loop itself: a hung loop stops the pings
+            self._next_ping = now + self.notifier.watchdog_interval
         self.backend.tick(now)
 
     def _wait(self, timeout: float | None) -> list[tuple[float, object]]:
@@ -194,7 +230,9 @@ class Runtime:
         if not outputs:
             return
         if self.trace is not None:
-            self.trace.write(at - self.start, outputs)
+            self.trace.write(max(0.0, at - self.start), outputs)
+        if self.store is not None and any(isinstance(o, StateChanged) for o in outputs):
+            self._save(at)
         for output in outputs:
             match output:
                 case ScreenChanged(view=view):
@@ -209,3 +247,14 @@ class Runtime:
                     log.info("system action requested: %s", action)
                     if self.backend.request(action):
                         self.stopped = True
+
+    def _save(self, now: float) -> None:
+        """Save the running game, or forget it once switched off on purpose."""
+        if self.store is None:
+            return
+        if self.unit.state == "off" or self.unit.game is None:
+            self.store.clear()
+            self._next_save = None
+            return
+        self.store.save(self.unit.game.played(now), self.unit.config.game.minutes, self.unit.state)
+        self._next_save = now + SAVE_EVERY

@@ -8,6 +8,7 @@ line.
 from __future__ import annotations
 
 import json
+import threading
 from collections.abc import Iterable
 from typing import IO
 
@@ -50,6 +51,7 @@ class TraceWriter:
         self.language = language
         self.flush = flush  # real-time traces: every line on disk at once
         self._last_text: str | None = None
+        self._lock = threading.Lock()  # pin changes are traced from gpiozero's threads
 
     def write(self, t: float, outputs: Iterable[Output]) -> None:
         for output in outputs:
@@ -61,6 +63,8 @@ class TraceWriter:
             self.write_record(obj)
 
     def write_record(self, obj: dict) -> None:
-        self.stream.write(dumps(obj) + "\n")
-        if self.flush:
-            self.stream.flush()
+        line = dumps(obj) + "\n"
+        with self._lock:
+            self.stream.write(line)
+            if self.flush:
+                self.stream.flush()

@@ -1,0 +1,314 @@
+"""The ``gpio`` backend: gpiozero buttons, LED and buzzer, and the OLED through luma.oled.
+
+The pin factory is chosen explicitly, never by gpiozero's fallback chain:
+``lgpio`` on a Raspberry Pi, gpiozero's ``MockFactory`` with PWM pins anywhere
+else (``--pins mock``), where the OLED is luma's ``dummy`` device. The mock is
+a first-class backend: the whole path (pin edge, callback, queue, core,
+LED pin, buzzer pin, display) runs as on the Pi.
+
+gpiozero only does I/O here. Callbacks only enqueue; every game timing lives
+in the core. The buttons are ``DigitalInputDevice``s: unlike ``Button`` they
+start no HoldThread waking ten times a second, and long presses are core
+deadlines anyway.
+"""
+
+from __future__ import annotations
+
+import logging
+import shlex
+import subprocess
+import threading
+from collections.abc import Callable
+
+from unit import screen, views
+from unit.config import Config
+from unit.core import BUTTONS, LedChanged, Pressed, Released, SoundPlayed, Switched
+from unit.runtime import Backend
+
+log = logging.getLogger(__name__)
+
+
+def pin_factory(kind: str, on_output_change: Callable | None = None):
+    """gpiozero's pin factory for ``kind`` (``lgpio`` or ``mock``), made explicitly."""
+    if kind == "mock":
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+
+        class TracedPin(MockPWMPin):
+            """A mock PWM pin that reports what the backend drives on it (for the trace)."""
+
+            def _change_state(self, value):
+                changed = super()._change_state(value)
+                if changed and self._function == "output" and on_output_change is not None:
+                    on_output_change(self)
+                return changed
+
+            def _set_frequency(self, value):
+                before = self._frequency
+                super()._set_frequency(value)
+                if value != before and on_output_change is not None:
+                    on_output_change(self)
+
+        return MockFactory(pin_class=TracedPin)
+    if kind == "lgpio":
+        from gpiozero.pins.lgpio import LGPIOFactory
+
+        return LGPIOFactory()
+    raise ValueError(f"unknown pin factory {kind!r}")
+
+
+def open_oled(config: dict):
+    """The real OLED on I2C (luma.oled's ssd1306 or sh1106)."""
+    from luma.core.interface.serial import i2c
+    from luma.oled.device import sh1106, ssd1306
+
+    driver = {"ssd1306": ssd1306, "sh1106": sh1106}[config["driver"]]
+    serial = i2c(port=config["i2c_port"], address=config["i2c_address"])
+    return driver(serial, width=screen.WIDTH, height=screen.HEIGHT, rotate=config["rotate"])
+
+
+def open_dummy(config: dict):
+    from luma.core.device import dummy
+
+    return dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1")
+
+
+class TonePlayer:
+    """Plays one sound at a time on the buzzer, from its own thread; a new sound cuts the old one.
+
+    A passive buzzer gets each tone's frequency (``TonalBuzzer``); an active
+    one can only be switched on and off (``Buzzer``), so it beeps the rhythm.
+    """
+
+    def __init__(self, buzzer, passive: bool):
+        self.buzzer = buzzer
+        self.passive = passive
+        self._lock = threading.Lock()
+        self._wake = threading.Event()
+        self._next: tuple | None = None
+        self._closed = False
+        self._thread = threading.Thread(target=self._run, name="buzzer", daemon=True)
+        self._thread.start()
+
+    def play(self, tones) -> None:
+        with self._lock:
+            self._next = tuple(tones)
+        self._wake.set()
+
+    def close(self) -> None:
+        self._closed = True
+        self._wake.set()
+        self._thread.join(2)
+
+    def _run(self) -> None:
+        while True:
+            self._wake.wait()
+            if self._closed:
+                self._silence()
+                return
+            with self._lock:
+                tones, self._next = self._next, None
+                self._wake.clear()
+            for hz, ms in tones or ():
+                self._sound(hz)
+                if self._wake.wait(ms / 1000):
+                    break  # a newer sound, or closing
+            self._silence()
+
+    def _sound(self, hz: float) -> None:
+        if hz <= 0:
+            self._silence()
+        elif self.passive:
+            self.buzzer.play(hz)
+        else:
+            self.buzzer.on()
+
+    def _silence(self) -> None:
+        if self.passive:
+            self.buzzer.stop()
+        else:
+            self.buzzer.off()
+
+
+class Gpio(Backend):
+    """Buttons, LED, buzzer and OLED on real or mock pins."""
+
+    name = "gpio"
+
+    def __init__(
+        self,
+        config: Config,
+        *,
+        pins: str = "mock",
+        open_display: Callable | None = None,
+        shutdown_command: str | None = None,
+        trace=None,
+    ):
+        self.config = config
+        self.settings = config.raw
+        self.pins = pins
+        self.open_display = open_display or (open_dummy if pins == "mock" else open_oled)
+        self.shutdown_command = shutdown_command
+        self.trace = trace  # with mock pins, LED and buzzer pin changes are traced
+        self.display: screen.Display | None = None
+        self.view: views.View = views.Off()
+        self._display_retry_at: float | None = None
+        self._ignored_until_released: set[str] = set()
+        self._tracing_pins = False
+        self._last_pin_values: dict[str, tuple] = {}
+
+    # --- opening ------------------------------------------------------------------------------
+
+    def open(self, post, clock) -> None:
+        super().open(post, clock)
+        from gpiozero import LED, Buzzer, DigitalInputDevice, TonalBuzzer
+        from gpiozero.tones import Tone
+
+        self.factory = pin_factory(self.pins, self._pin_changed if self.trace is not None else None)
+        pins, buttons, buzzer = self.settings["pins"], self.settings["buttons"], self.settings["buzzer"]
+        self.inputs = {}
+        for name in BUTTONS:
+            device = DigitalInputDevice(
+                pins[name], pull_up=True, bounce_time=buttons["bounce_seconds"], pin_factory=self.factory
+            )
+            self.inputs[name] = device
+        self.led = LED(pins["led"], pin_factory=self.factory)
+        if buzzer["type"] == "passive":
+            device = TonalBuzzer(
+                pins["buzzer"],
+                mid_tone=Tone(frequency=buzzer["mid_tone_hz"]),
+                octaves=buzzer["octaves"],
+                pin_factory=self.factory,
+            )
+        else:
+            device = Buzzer(pins["buzzer"], pin_factory=self.factory)
+        self.buzzer = device
+        self.player = TonePlayer(device, passive=buzzer["type"] == "passive")
+        self._open_display()
+        self._wire_inputs()
+        self._tracing_pins = True
+
+    def _wire_inputs(self) -> None:
+        switch = self.config.power.control == "switch"
+        for name, device in self.inputs.items():
+            if name == "power" and switch:
+                device.when_activated = lambda: self.post(Switched(True))
+                device.when_deactivated = lambda: self.post(Switched(False))
+                self.post(Switched(device.is_active))  # the switch's position at start-up is the state
+                continue
+            if device.is_active:
+                # Held down at start-up (a stuck key, a leaning box): it fires only after a release.
+                log.warning("the %s button is held down at start-up: ignored until released", name)
+                self._ignored_until_released.add(name)
+            device.when_activated = lambda name=name: self._edge(name, True)
+            device.when_deactivated = lambda name=name: self._edge(name, False)
+
+    def _edge(self, name: str, down: bool) -> None:
+        if name in self._ignored_until_released:
+            if not down:
+                self._ignored_until_released.discard(name)
+            return
+        self.post(Pressed(name) if down else Released(name))
+
+    def _pin_changed(self, pin) -> None:
+        """A mock output pin changed: trace it, on the same clock as the rest of the trace."""
+        if not self._tracing_pins:
+            return  # the devices setting their pins up
+        now = (float(pin.state), pin.frequency)
+        if self._last_pin_values.get(pin.info.name) == now:
+            return  # PWM stop() changes the frequency and the state: one record
+        self._last_pin_values[pin.info.name] = now
+        number = int(pin.info.name.removeprefix("GPIO"))
+        names = {self.settings["pins"]["led"]: "led", self.settings["pins"]["buzzer"]: "buzzer"}
+        record = {"t": round(self.clock() - self.started, 3), "kind": "pin", "pin": names.get(number, pin.info.name)}
+        record |= {"gpio": number, "value": float(pin.state), "hz": pin.frequency}
+        self.trace.write_record(record)
+
+    # --- the display, which may be missing or failing ---------------------------------------
+
+    def _open_display(self) -> None:
+        try:
+            device = self.open_display(self.settings["display"])
+        except Exception as error:  # luma raises DeviceNotFoundError, smbus2 OSError, ...
+            self._display_failed(f"cannot open the display: {error}")
+            return
+        if self._display_retry_at is not None:
+            log.warning("the display is back")
+        self.display = screen.Display(device, self.config.language)
+        self._display_retry_at = None
+        self._draw(self.view)
+
+    def _display_failed(self, why: str) -> None:
+        if self._display_retry_at is None:  # one warning per outage, not one per frame
+            log.warning("%s; timing goes on with the LED and the buzzer, retrying", why)
+        self.display = None
+        self._display_retry_at = self.clock() + self.settings["display"]["retry_seconds"]
+
+    def _draw(self, view: views.View) -> None:
+        if self.display is None:
+            return
+        try:
+            self.display.show(view)
+        except Exception as error:  # an I2C error: the unit must keep its time regardless
+            self._display_failed(f"display error: {error}")
+
+    def next_deadline(self) -> float | None:
+        return self._display_retry_at
+
+    def tick(self, now: float) -> None:
+        if self._display_retry_at is not None and now >= self._display_retry_at:
+            self._open_display()
+
+    # --- outputs ------------------------------------------------------------------------------
+
+    def show(self, view: views.View) -> None:
+        self.view = view
+        self._draw(view)
+
+    def set_led(self, led: LedChanged) -> None:
+        if led.mode == "blink":
+            half = 1 / (2 * led.hz)
+            self.led.blink(on_time=half, off_time=half, background=True)
+        elif led.mode == "on":
+            self.led.on()
+        else:
+            self.led.off()
+
+    def play(self, sound: SoundPlayed) -> None:
+        self.player.play(sound.tones)
+
+    def inject(self, event) -> None:
+        """Scripted inputs drive the mock pins, so the whole path from the pin edge runs."""
+        if self.pins != "mock":
+            super().inject(event)
+            return
+        if isinstance(event, Switched):
+            pin, down = self.factory.pin(self.settings["pins"]["power"]), event.on
+        else:
+            pin, down = self.factory.pin(self.settings["pins"][event.button]), isinstance(event, Pressed)
+        if down:
+            pin.drive_low()  # pull-up: pressed (or switched on) is low
+        else:
+            pin.drive_high()
+
+    def request(self, action: str) -> bool:
+        if action == "shutdown":
+            if self.display is not None:
+                self.display.device.persist = True  # keep "shutting down" on the glass
+            if self.pins == "mock" or not self.shutdown_command:
+                log.info("shutdown requested (not on a real Pi: the program only ends)")
+            else:
+                log.info("shutting down: %s", self.shutdown_command)
+                try:
+                    subprocess.run(shlex.split(self.shutdown_command), check=True, timeout=30)
+                except (OSError, subprocess.SubprocessError) as error:
+                    log.error("the shutdown command failed: %s", error)
+        return True
+
+    def close(self) -> None:
+        if hasattr(self, "player"):
+            self.player.close()
+        for device in [*getattr(self, "inputs", {}).values(), getattr(self, "led", None)]:
+            if device is not None:
+                device.close()
+        if getattr(self, "buzzer", None) is not None:
+            self.buzzer.close()
