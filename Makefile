@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test lint clean
+.PHONY: run test lint clean install-pi uninstall-pi
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -27,13 +27,20 @@ run: $(STAMP_RUN)
 	$(BIN)/monopoly-city run
 
 test: $(STAMP_TEST)
-	$(BIN)/ruff check unit tests benchmarks docs
-	$(BIN)/ruff format --check unit tests benchmarks docs
+	$(BIN)/ruff check unit tests benchmarks docs hardware
+	$(BIN)/ruff format --check unit tests benchmarks docs hardware
 	$(BIN)/python -m pytest
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check --fix unit tests benchmarks docs
-	$(BIN)/ruff format unit tests benchmarks docs
+	$(BIN)/ruff check --fix unit tests benchmarks docs hardware
+	$(BIN)/ruff format unit tests benchmarks docs hardware
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
+
+# On a Raspberry Pi, as root: the service that starts at boot (docs/raspberry-pi.md).
+install-pi:
+	sh systemd/install.sh
+
+uninstall-pi:
+	sh systemd/install.sh --uninstall

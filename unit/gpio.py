@@ -152,6 +152,7 @@ class Gpio(Backend):
         self.display: screen.Display | None = None
         self.view: views.View = views.Off()
         self._display_retry_at: float | None = None
+        self._display_outage = False
         self._ignored_until_released: set[str] = set()
         self._tracing_pins = False
         self._last_pin_values: dict[str, tuple] = {}
@@ -226,20 +227,22 @@ class Gpio(Backend):
     # --- the display, which may be missing or failing ---------------------------------------
 
     def _open_display(self) -> None:
+        self._display_retry_at = None
         try:
             device = self.open_display(self.settings["display"])
         except Exception as error:  # luma raises DeviceNotFoundError, smbus2 OSError, ...
             self._display_failed(f"cannot open the display: {error}")
             return
-        if self._display_retry_at is not None:
-            log.warning("the display is back")
         self.display = screen.Display(device, self.config.language)
-        self._display_retry_at = None
         self._draw(self.view)
+        if self.display is not None and self._display_outage:
+            log.warning("the display is back")
+            self._display_outage = False
 
     def _display_failed(self, why: str) -> None:
-        if self._display_retry_at is None:  # one warning per outage, not one per frame
+        if not self._display_outage:  # one warning per outage, not one per frame or retry
             log.warning("%s; timing goes on with the LED and the buzzer, retrying", why)
+            self._display_outage = True
         self.display = None
         self._display_retry_at = self.clock() + self.settings["display"]["retry_seconds"]
 
