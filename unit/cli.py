@@ -9,6 +9,7 @@ traceback.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 from collections.abc import Callable
 
@@ -80,6 +81,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     state_dir = args.state_dir
     if state_dir is None and backend_name == "gpio" and pins == "lgpio":
         state_dir = DEFAULT_PI_STATE_DIR
+    # Absolute paths now: importing lgpio may chdir() the whole process (to $LG_WD).
+    state_dir = os.path.abspath(state_dir) if state_dir else None
+    if args.frames:
+        args.frames = os.path.abspath(args.frames)
+    if args.screenshot:
+        args.screenshot = os.path.abspath(args.screenshot)
     backend = _make_backend(backend_name, config, args, pins, trace)
     runtime = Runtime(
         Unit(config, random.Random(seed)),

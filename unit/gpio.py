@@ -23,6 +23,7 @@ from collections.abc import Callable
 from unit import screen, views
 from unit.config import Config
 from unit.core import BUTTONS, LedChanged, Pressed, Released, SoundPlayed, Switched
+from unit.errors import UserError
 from unit.runtime import Backend
 
 log = logging.getLogger(__name__)
@@ -50,9 +51,16 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
 
         return MockFactory(pin_class=TracedPin)
     if kind == "lgpio":
-        from gpiozero.pins.lgpio import LGPIOFactory
+        try:
+            from gpiozero.pins.lgpio import LGPIOFactory
 
-        return LGPIOFactory()
+            return LGPIOFactory()
+        except Exception as error:  # no lgpio module, or no /dev/gpiochip: not a Pi
+            raise UserError(
+                "--pins lgpio",
+                f"cannot open the Raspberry Pi's GPIO ({error}); on a Pi: pip install '.[pi]' "
+                "(or apt install python3-lgpio); elsewhere use --pins mock",
+            ) from None
     raise ValueError(f"unknown pin factory {kind!r}")
 
 
