@@ -67,3 +67,29 @@ def test_screen_images_in_the_docs_are_what_the_code_draws(tmp_path):
             with Image.open(fresh) as a, Image.open(shipped) as b:
                 diff = ImageChops.difference(a.convert("RGB"), b.convert("RGB")).getbbox()
             assert diff is None, f"{shipped} is out of date: run docs/make_images.py"
+
+
+CALCULATOR_EXAMPLES = [
+    ["rent", "docs/examples/city-game.yaml", "Docks"],
+    ["fortune", "docs/examples/city-game.yaml"],
+    [
+        "rent",
+        "--card",
+        "100k 200k 300k 400k 500k 600k 800k 1M 1.2M",
+        "--residential",
+        "3",
+        "--industrial",
+        "2",
+        "--hazard",
+        "--tower",
+    ],
+]
+
+
+def test_calculator_walk_through_shows_what_the_commands_print():
+    text = (ROOT / "docs/calculator.md").read_text(encoding="utf-8")
+    for argv in CALCULATOR_EXAMPLES:
+        printed = subprocess.run(
+            [sys.executable, "-m", "unit", *argv], capture_output=True, text=True, check=True, cwd=ROOT
+        ).stdout
+        assert printed in text, f"docs/calculator.md does not show the output of {' '.join(argv)}"

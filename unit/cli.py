@@ -194,7 +194,21 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--screenshot", metavar="FILE", help="emulator: save the window to FILE when it closes")
     run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     run.set_defaults(func=cmd_run)
+
+    from unit import calculator
+
+    calculator.add_commands(commands, _with_language)
     return parser
+
+
+def _with_language(handler):
+    """Calls a calculator command with the table's language: --lang, else --config's, else French."""
+
+    def call(args: argparse.Namespace) -> int:
+        language = args.lang or (_load_config(args).language if args.config else "fr")
+        return handler(args, language)
+
+    return call
 
 
 def main(argv: list[str] | None = None) -> int:

@@ -1,0 +1,370 @@
+"""Editions: boards and their numbers as data, loaded and checked once.
+
+Two kinds: a classic board (``game: classic``: streets, stations, utilities,
+taxes and the rule constants) and a Monopoly City board (``game: city``:
+colour groups of districts with their card values). Shipped editions live in
+``unit/editions/``; an owner's own file is named by its path.
+
+Monopoly City's card values are not public, so a City edition may leave any of
+them ``null``; the calculator only complains, naming the card and the field,
+when a computation needs one.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from importlib import resources
+from pathlib import Path
+
+from unit import fields, yamlfile
+from unit.errors import UserError
+
+SHIPPED = ("classic-fr", "europe-1991")
+HAZARDS = ("prison", "dump", "sewage_plant", "power_station")
+BONUSES = ("park", "school", "water_tower", "wind_farm")
+RENT_LEVELS = 6  # bare, 1-4 houses, hotel
+CITY_RENT_LEVELS = 9  # 0..8 blocks
+
+
+# --- classic ----------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Street:
+    pos: int
+    name: str
+    group: str
+    price: int
+    house_cost: int
+    rent: tuple[int, ...]  # bare, 1, 2, 3, 4 houses, hotel
+    mortgage: int
+    kind: str = "street"
+
+
+@dataclass(frozen=True)
+class Station:
+    pos: int
+    name: str
+    price: int
+    mortgage: int
+    kind: str = "station"
+
+
+@dataclass(frozen=True)
+class Utility:
+    pos: int
+    name: str
+    price: int
+    mortgage: int
+    kind: str = "utility"
+
+
+@dataclass(frozen=True)
+class Tax:
+    pos: int
+    name: str
+    amount: int
+    kind: str = "tax"
+
+
+Property = Street | Station | Utility
+
+
+@dataclass(frozen=True)
+class ClassicEdition:
+    source: str
+    name: str
+    rules: dict  # the rule constants: go_salary, jail_fine, bank_houses, ...
+    groups: dict[str, dict]  # colour -> {fr, house_cost, size}
+    squares: dict[str, Street | Station | Utility | Tax]  # by name, in board order
+    station_rents: dict[int, int]
+    utility_multipliers: dict[int, int]
+    complete: bool = True
+    game: str = "classic"
+    names: fields.Names = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", fields.Names(self.squares, "square"))
+
+    def square(self, name: str, where: str):
+        self.require_board(where)
+        return self.names.find(name, where)
+
+    def require_board(self, where: str) -> None:
+        if not self.complete:
+            raise UserError(
+                where,
+                f"the edition {self.name!r} has no deed values (they are not public): copy your deeds into an "
+                "edition file (monopoly-city edition template europe-1991) and name it in `edition:`",
+            )
+
+    def group_streets(self, group: str) -> list[Street]:
+        return [s for s in self.squares.values() if isinstance(s, Street) and s.group == group]
+
+    def properties(self) -> list[Property]:
+        return [s for s in self.squares.values() if not isinstance(s, Tax)]
+
+
+# --- Monopoly City ----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class District:
+    name: str
+    group: str
+    price: int | None
+    residential_cost: int | None
+    industrial_cost: int | None
+    rents: tuple[int, ...] | None  # 0..8 blocks
+    where: str  # its place in the edition file, for "copy this field" messages
+
+
+@dataclass(frozen=True)
+class CityGroup:
+    name: str
+    skyscraper_cost: int | None
+    districts: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class CityEdition:
+    source: str
+    name: str
+    hazards: dict[str, int | None]  # blocks each hazard is worth
+    groups: dict[str, CityGroup]
+    districts: dict[str, District]
+    game: str = "city"
+    names: fields.Names = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "names", fields.Names(self.districts, "district"))
+
+    def district(self, name: str, where: str) -> District:
+        return self.names.find(name, where)
+
+    def rents(self, district: District) -> tuple[int, ...]:
+        if district.rents is None:
+            raise UserError(
+                self.source,
+                f"the rents of {district.name} are missing: copy the 9 rents (0 to 8 blocks) printed on the "
+                f"{district.name} card into {district.where}.rents",
+            )
+        return district.rents
+
+
+Edition = ClassicEdition | CityEdition
+
+
+# --- loading ----------------------------------------------------------------------------------
+
+
+def load(name_or_path: str, relative_to: Path | None = None) -> Edition:
+    """A shipped edition by name (``classic-fr``), or an edition file by path."""
+    if name_or_path in SHIPPED:
+        text = resources.files("unit").joinpath(f"editions/{name_or_path}.yaml").read_text(encoding="utf-8")
+        return parse(yamlfile.parse(text, name_or_path, what="edition"), name_or_path)
+    path = Path(name_or_path)
+    if relative_to is not None and not path.is_absolute():
+        path = relative_to / path
+    if not path.exists() and path.suffix == "":
+        hint = fields.suggestion(name_or_path, list(SHIPPED))
+        raise UserError(name_or_path, f"no such edition{hint} (shipped: {', '.join(SHIPPED)}; or a file's path)")
+    return parse(yamlfile.load(path, what="edition"), str(path))
+
+
+def parse(data: object, source: str) -> Edition:
+    top = fields.mapping(data, source, optional=("game",) + CLASSIC_KEYS + CITY_KEYS)
+    game = top.get("game")
+    if game == "classic":
+        return _classic(top, source)
+    if game == "city":
+        return _city(top, source)
+    raise UserError(f"{source}: game", f"expected classic or city, got {yamlfile.type_name(game)}")
+
+
+CLASSIC_RULES = {
+    "go_salary": "amount",
+    "starting_cash": "amount",
+    "jail_fine": "amount",
+    "mortgage_ratio": "ratio",
+    "unmortgage_interest": "ratio",
+    "bank_houses": "count",
+    "bank_hotels": "count",
+    "hotel_requires_houses": "count",
+    "double_rent_on_full_group_unbuilt": "flag",
+    "mortgaged_street_cancels_group_double_rent": "flag",
+    "trades_only_when_all_bought": "flag",
+    "creditor_pays_mortgage_interest_at_once": "flag",
+}
+#: Rules an edition may leave out, and what they are then.
+OPTIONAL_RULES = {
+    "starting_cash": None,
+    "trades_only_when_all_bought": False,
+    "creditor_pays_mortgage_interest_at_once": False,
+}
+CLASSIC_KEYS = (
+    "name",
+    "currency_symbol",
+    "franc_scale",
+    *CLASSIC_RULES,
+    "groups",
+    "streets",
+    "stations",
+    "utilities",
+    "taxes",
+    "other_spaces",
+)
+CITY_KEYS = ("name", "hazards", "groups")
+
+
+def _classic(top: dict, source: str) -> ClassicEdition:
+    where = lambda key: f"{source}: {key}"  # noqa: E731
+    required = [key for key in CLASSIC_RULES if key not in OPTIONAL_RULES]
+    fields.mapping(top, source, required=("game", "name", *required, "groups", "streets"), optional=CLASSIC_KEYS)
+    rules = {}
+    for key, kind in CLASSIC_RULES.items():
+        if key not in top:
+            rules[key] = OPTIONAL_RULES[key]
+            continue
+        value = top[key]
+        if kind == "amount":
+            rules[key] = fields.amount(value, where(key))
+        elif kind == "ratio":
+            rules[key] = fields.ratio(value, where(key))
+        elif kind == "count":
+            rules[key] = fields.integer(value, where(key), 0, 1000)
+        else:
+            rules[key] = fields.boolean(value, where(key))
+    name = fields.text(top["name"], where("name"))
+    if top["streets"] is None:  # a rules-only edition: deeds to be copied by the owner
+        return ClassicEdition(source, name, rules, {}, {}, {}, {}, complete=False)
+    groups = {}
+    for colour, raw in fields.mapping(top["groups"], where("groups"), optional=tuple(top["groups"] or ())).items():
+        spec = fields.mapping(raw, where(f"groups.{colour}"), required=("house_cost", "size"), optional=("fr",))
+        groups[str(colour)] = {
+            "fr": str(spec.get("fr", colour)),
+            "house_cost": fields.amount(spec["house_cost"], where(f"groups.{colour}.house_cost")),
+            "size": fields.integer(spec["size"], where(f"groups.{colour}.size"), 1, 4),
+        }
+    squares: dict[str, Street | Station | Utility | Tax] = {}
+
+    def add(square, at: str) -> None:
+        if fields.name_key(square.name) in map(fields.name_key, squares):
+            raise UserError(at, f"{square.name!r} appears twice")
+        squares[square.name] = square
+
+    for i, raw in enumerate(fields.sequence(top["streets"], where("streets"))):
+        at = where(f"streets[{i}]")
+        spec = fields.mapping(raw, at, required=("pos", "name", "group", "price", "house_cost", "rent", "mortgage"))
+        group = str(spec["group"])
+        if group not in groups:
+            raise UserError(f"{at}.group", f"unknown group {group!r}{fields.suggestion(group, list(groups))}")
+        rent = fields.sequence(spec["rent"], f"{at}.rent")
+        if len(rent) != RENT_LEVELS:
+            raise UserError(f"{at}.rent", f"expected 6 amounts (bare, 1-4 houses, hotel), got {len(rent)}")
+        add(
+            Street(
+                pos=fields.integer(spec["pos"], f"{at}.pos", 0, 39),
+                name=fields.text(spec["name"], f"{at}.name"),
+                group=group,
+                price=fields.amount(spec["price"], f"{at}.price"),
+                house_cost=fields.amount(spec["house_cost"], f"{at}.house_cost"),
+                rent=tuple(fields.amount(v, f"{at}.rent[{j}]") for j, v in enumerate(rent)),
+                mortgage=fields.amount(spec["mortgage"], f"{at}.mortgage"),
+            ),
+            at,
+        )
+    station_rents: dict[int, int] = {}
+    utility_multipliers: dict[int, int] = {}
+    for section, cls, table_key in (
+        ("stations", Station, "rent_by_count_owned"),
+        ("utilities", Utility, "dice_multiplier_by_count_owned"),
+    ):
+        if top.get(section) is None:
+            continue
+        at = where(section)
+        spec = fields.mapping(top[section], at, required=("price", "mortgage", table_key, "list"))
+        table = fields.mapping(spec[table_key], f"{at}.{table_key}", optional=(1, 2, 3, 4))
+        counts = {int(k): fields.integer(v, f"{at}.{table_key}.{k}", 0, 10**6) for k, v in table.items()}
+        (station_rents if cls is Station else utility_multipliers).update(counts)
+        for i, raw in enumerate(fields.sequence(spec["list"], f"{at}.list")):
+            item = fields.mapping(raw, f"{at}.list[{i}]", required=("pos", "name"))
+            add(
+                cls(
+                    pos=fields.integer(item["pos"], f"{at}.list[{i}].pos", 0, 39),
+                    name=fields.text(item["name"], f"{at}.list[{i}].name"),
+                    price=fields.amount(spec["price"], f"{at}.price"),
+                    mortgage=fields.amount(spec["mortgage"], f"{at}.mortgage"),
+                ),
+                f"{at}.list[{i}]",
+            )
+    for i, raw in enumerate(fields.sequence(top.get("taxes") or [], where("taxes"))):
+        at = where(f"taxes[{i}]")
+        item = fields.mapping(raw, at, required=("pos", "name", "amount"))
+        add(
+            Tax(
+                fields.integer(item["pos"], f"{at}.pos", 0, 39),
+                fields.text(item["name"], f"{at}.name"),
+                fields.amount(item["amount"], f"{at}.amount"),
+            ),
+            at,
+        )
+    for colour, spec in groups.items():
+        count = sum(1 for s in squares.values() if isinstance(s, Street) and s.group == colour)
+        if count != spec["size"]:
+            raise UserError(where(f"groups.{colour}.size"), f"says {spec['size']} streets, the board has {count}")
+    ordered = dict(sorted(squares.items(), key=lambda item: item[1].pos))
+    return ClassicEdition(source, name, rules, groups, ordered, station_rents, utility_multipliers)
+
+
+def _city(top: dict, source: str) -> CityEdition:
+    where = lambda key: f"{source}: {key}"  # noqa: E731
+    fields.mapping(top, source, required=("game", "name", "hazards", "groups"), optional=CITY_KEYS)
+    name = fields.text(top["name"], where("name"))
+    hazards_raw = fields.mapping(top["hazards"], where("hazards"), optional=HAZARDS)
+    hazards = {
+        h: None if hazards_raw.get(h) is None else fields.integer(hazards_raw[h], where(f"hazards.{h}"), 1, 8)
+        for h in HAZARDS
+    }
+    groups: dict[str, CityGroup] = {}
+    districts: dict[str, District] = {}
+    for g, raw in enumerate(fields.sequence(top["groups"], where("groups"))):
+        at = where(f"groups[{g}]")
+        spec = fields.mapping(raw, at, required=("name", "districts"), optional=("skyscraper_cost",))
+        group_name = fields.text(spec["name"], f"{at}.name")
+        if group_name in groups:
+            raise UserError(f"{at}.name", f"the group {group_name!r} appears twice")
+        members = []
+        for d, item in enumerate(fields.sequence(spec["districts"], f"{at}.districts")):
+            place = f"groups[{g}].districts[{d}]"
+            dat = where(place)
+            item = fields.mapping(
+                item, dat, required=("name",), optional=("price", "residential_cost", "industrial_cost", "rents")
+            )
+            district_name = fields.text(item["name"], f"{dat}.name")
+            if district_name in fields.Names(districts, "district"):
+                raise UserError(f"{dat}.name", f"the district {district_name!r} appears twice")
+            rents = item.get("rents")
+            if rents is not None:
+                rents = fields.sequence(rents, f"{dat}.rents")
+                if len(rents) != CITY_RENT_LEVELS:
+                    raise UserError(f"{dat}.rents", f"expected 9 amounts (0 to 8 blocks), got {len(rents)}")
+                rents = tuple(fields.amount(v, f"{dat}.rents[{j}]") for j, v in enumerate(rents))
+            districts[district_name] = District(
+                name=district_name,
+                group=group_name,
+                price=fields.amount(item.get("price"), f"{dat}.price", nullable=True),
+                residential_cost=fields.amount(item.get("residential_cost"), f"{dat}.residential_cost", nullable=True),
+                industrial_cost=fields.amount(item.get("industrial_cost"), f"{dat}.industrial_cost", nullable=True),
+                rents=rents,
+                where=place,
+            )
+            members.append(district_name)
+        if not members:
+            raise UserError(f"{at}.districts", "expected at least one district")
+        groups[group_name] = CityGroup(
+            group_name,
+            fields.amount(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", nullable=True),
+            tuple(members),
+        )
+    return CityEdition(source, name, hazards, groups, districts)

@@ -1,0 +1,157 @@
+"""Game files: a position at the table (who holds what, with how much cash).
+
+Read and checked once against the edition they name. Shape problems (a wrong
+type, an unknown square, a negative count) stop with exit 2 and one line; rule
+problems (a skyscraper without the whole group) are for ``check`` to report.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from unit import edition as editions
+from unit import fields, yamlfile
+from unit.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Street
+from unit.errors import UserError
+
+
+@dataclass(frozen=True)
+class ClassicHolding:
+    square: str  # canonical name on the board
+    houses: int
+    hotel: bool
+    mortgaged: bool
+
+
+@dataclass(frozen=True)
+class CityHolding:
+    district: str  # canonical name in the edition
+    residential: int
+    industrial: int
+    hazard: str | None
+    bonus: str | None
+    skyscraper: bool
+    stadium: bool
+    station: bool
+    mortgaged: bool
+
+    @property
+    def blocks(self) -> int:
+        return self.residential + self.industrial
+
+
+@dataclass(frozen=True)
+class Player:
+    name: str
+    cash: int
+    holdings: tuple  # ClassicHolding or CityHolding
+    tower: str | None = None  # City: the district where this player's Monopoly Tower stands
+
+
+@dataclass(frozen=True)
+class Game:
+    source: str
+    edition: ClassicEdition | CityEdition
+    players: tuple[Player, ...]
+
+    @property
+    def kind(self) -> str:
+        return self.edition.game
+
+    def owner(self, square: str) -> Player | None:
+        for player in self.players:
+            if any(self._name(h) == square for h in player.holdings):
+                return player
+        return None
+
+    @staticmethod
+    def _name(holding) -> str:
+        return holding.square if isinstance(holding, ClassicHolding) else holding.district
+
+
+def load(path: str) -> Game:
+    data = yamlfile.load(path, what="game file")
+    source = str(path)
+    top = fields.mapping(data, source, required=("edition", "players"))
+    edition = editions.load(fields.text(top["edition"], f"{source}: edition"), relative_to=Path(path).parent)
+    players = []
+    seen: set[str] = set()
+    for i, raw in enumerate(fields.sequence(top["players"], f"{source}: players")):
+        where = f"{source}: players[{i}]"
+        player = _city_player(raw, where, edition) if edition.game == "city" else _classic_player(raw, where, edition)
+        if fields.name_key(player.name) in seen:
+            raise UserError(f"{where}.name", f"two players are called {player.name!r}")
+        seen.add(fields.name_key(player.name))
+        players.append(player)
+    if not players:
+        raise UserError(f"{source}: players", "expected at least one player")
+    return Game(source, edition, tuple(players))
+
+
+def _classic_player(raw: object, where: str, edition: ClassicEdition) -> Player:
+    spec = fields.mapping(raw, where, required=("name",), optional=("cash", "properties"))
+    holdings = []
+    for j, item in enumerate(fields.sequence(spec.get("properties") or [], f"{where}.properties")):
+        at = f"{where}.properties[{j}]"
+        item = fields.mapping(item, at, required=("name",), optional=("houses", "hotel", "mortgaged"))
+        square = edition.square(fields.text(item["name"], f"{at}.name"), f"{at}.name")
+        if square.kind == "tax":
+            raise UserError(f"{at}.name", f"{square.name!r} is a tax square, nobody owns it")
+        houses = fields.integer(item.get("houses", 0), f"{at}.houses", 0, 99)
+        hotel = fields.boolean(item.get("hotel", False), f"{at}.hotel")
+        if (houses or hotel) and not isinstance(square, Street):
+            raise UserError(f"{at}", f"{square.name} is a {square.kind}: no houses or hotel there")
+        holdings.append(
+            ClassicHolding(square.name, houses, hotel, fields.boolean(item.get("mortgaged", False), f"{at}.mortgaged"))
+        )
+    return Player(
+        fields.text(spec["name"], f"{where}.name"), fields.amount(spec.get("cash", 0), f"{where}.cash"), tuple(holdings)
+    )
+
+
+CITY_HOLDING_KEYS = ("residential", "industrial", "hazard", "bonus", "skyscraper", "stadium", "station", "mortgaged")
+
+
+def _city_player(raw: object, where: str, edition: CityEdition) -> Player:
+    spec = fields.mapping(raw, where, required=("name",), optional=("cash", "tower", "districts"))
+    holdings = []
+    for j, item in enumerate(fields.sequence(spec.get("districts") or [], f"{where}.districts")):
+        at = f"{where}.districts[{j}]"
+        item = fields.mapping(item, at, required=("name",), optional=CITY_HOLDING_KEYS)
+        district = edition.district(fields.text(item["name"], f"{at}.name"), f"{at}.name")
+        hazard, bonus = item.get("hazard"), item.get("bonus")
+        if hazard is not None and hazard not in HAZARDS:
+            raise UserError(
+                f"{at}.hazard", f"expected one of {', '.join(HAZARDS)} or null, got {yamlfile.type_name(hazard)}"
+            )
+        if bonus is not None and bonus not in BONUSES:
+            raise UserError(
+                f"{at}.bonus", f"expected one of {', '.join(BONUSES)} or null, got {yamlfile.type_name(bonus)}"
+            )
+
+        def flag(key: str, item=item, at=at) -> bool:
+            return fields.boolean(item.get(key, False), f"{at}.{key}")
+
+        holdings.append(
+            CityHolding(
+                district=district.name,
+                residential=fields.integer(item.get("residential", 0), f"{at}.residential", 0, 99),
+                industrial=fields.integer(item.get("industrial", 0), f"{at}.industrial", 0, 99),
+                hazard=hazard,
+                bonus=bonus,
+                skyscraper=flag("skyscraper"),
+                stadium=flag("stadium"),
+                station=flag("station"),
+                mortgaged=flag("mortgaged"),
+            )
+        )
+    tower = spec.get("tower")
+    if tower is not None:
+        tower = edition.district(fields.text(tower, f"{where}.tower"), f"{where}.tower").name
+    return Player(
+        fields.text(spec["name"], f"{where}.name"),
+        fields.amount(spec.get("cash", 0), f"{where}.cash"),
+        tuple(holdings),
+        tower,
+    )
