@@ -7,6 +7,12 @@ import json
 import os
 
 import pytest
+from hypothesis import settings
+
+# Random play: 1000 sequences in `make test`, 10,000 in `make soak` (HYPOTHESIS_PROFILE=soak).
+settings.register_profile("default", max_examples=1000, deadline=None)
+settings.register_profile("soak", max_examples=10_000, deadline=None)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "default"))
 
 # No display and no sound card here: SDL and gpiozero must never look for real ones.
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import random
 
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from unit import config as configuration
@@ -90,7 +90,6 @@ def play(unit: Unit, observer: Observer, session) -> None:
         observer.see(deadline, unit.advance(deadline))
 
 
-@settings(max_examples=1000, deadline=None)
 @given(session=sessions, overrides=configs, seed=st.integers(0, 2**32))
 def test_random_play_keeps_the_invariants(session, overrides, seed):
     config = configuration.load((overrides, "hypothesis"))

@@ -265,3 +265,31 @@ def test_shutdown_on_a_real_pi_runs_the_command(tmp_path):
     backend.pins = "lgpio"  # as on a Pi, without opening any hardware
     assert backend.request("shutdown") is True
     assert marker.exists()
+
+
+class FlakyDisplay(FailingDisplay):
+    """I2C errors on every other transfer, as a loose wire gives."""
+
+    calls = 0
+
+    def display(self, image):
+        FlakyDisplay.calls += 1
+        if FlakyDisplay.calls % 2 == 0:
+            raise OSError(121, "Remote I/O error")
+        self.device.display(image)
+
+
+def test_an_intermittent_display_keeps_the_timing_exact(unit_on_pins):
+    unit = unit_on_pins({"display": {"retry_seconds": 0.05}}, open_display=FlakyDisplay)
+    unit.press("power")
+    assert unit.wait_for(lambda: unit.runtime.unit.state == "ready")
+    led = unit.pin("led")
+    led.clear_states()
+    unit.press("auction")
+    assert unit.wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 3)
+    time.sleep(0.1)
+    led.assert_states_and_times(
+        [(0.0, False), (0.0, True), (0.5, False), (0.25, True), (0.125, False), (0.125, True), (0.125, False)]
+    )
+    assert FlakyDisplay.calls > 3
+    assert unit.wait_for(lambda: unit.backend.display is not None and unit.backend.display.view == unit.backend.view)

@@ -158,17 +158,23 @@ Edition = ClassicEdition | CityEdition
 # --- loading ----------------------------------------------------------------------------------
 
 
-def load(name_or_path: str, relative_to: Path | None = None) -> Edition:
-    """A shipped edition by name (``classic-fr``), or an edition file by path."""
+def load(name_or_path: str, relative_to: Path | None = None, where: str | None = None) -> Edition:
+    """A shipped edition by name (``classic-fr``), or an edition file by path.
+
+    ``where`` names the place that asked for it (a game file's ``edition:``) in a not-found error.
+    """
     if name_or_path in SHIPPED:
         text = resources.files("unit").joinpath(f"editions/{name_or_path}.yaml").read_text(encoding="utf-8")
         return parse(yamlfile.parse(text, name_or_path, what="edition"), name_or_path)
     path = Path(name_or_path)
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
-    if not path.exists() and path.suffix == "":
-        hint = fields.suggestion(name_or_path, list(SHIPPED))
-        raise UserError(name_or_path, f"no such edition{hint} (shipped: {', '.join(SHIPPED)}; or a file's path)")
+    if not path.exists():
+        hint = fields.suggestion(name_or_path, list(SHIPPED)) if path.suffix == "" else ""
+        shipped = ", ".join(SHIPPED)
+        if where is not None:
+            raise UserError(where, f"no such edition {name_or_path!r}{hint} (shipped: {shipped}; or a file's path)")
+        raise UserError(name_or_path, f"no such edition{hint} (shipped: {shipped}; or a file's path)")
     return parse(yamlfile.load(path, what="edition"), str(path))
 
 

@@ -57,6 +57,8 @@ class GameStore:
 
     def load(self) -> SavedGame | None:
         """The saved game, or None; a corrupt or foreign file is ignored with one warning."""
+        for stale in self.directory.glob(".game-*.tmp"):  # a write the power cut interrupted
+            stale.unlink(missing_ok=True)
         try:
             raw = self.path.read_bytes()
         except FileNotFoundError:

@@ -74,7 +74,8 @@ def load(path: str) -> Game:
     data = yamlfile.load(path, what="game file")
     source = str(path)
     top = fields.mapping(data, source, required=("edition", "players"))
-    edition = editions.load(fields.text(top["edition"], f"{source}: edition"), relative_to=Path(path).parent)
+    name = fields.text(top["edition"], f"{source}: edition")
+    edition = editions.load(name, relative_to=Path(path).parent, where=f"{source}: edition")
     players = []
     seen: set[str] = set()
     for i, raw in enumerate(fields.sequence(top["players"], f"{source}: players")):
