@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test lint clean install-pi uninstall-pi
+.PHONY: run test lint clean install-pi uninstall-pi bench soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -30,6 +30,15 @@ test: $(STAMP_TEST)
 	$(BIN)/ruff check unit tests benchmarks docs hardware
 	$(BIN)/ruff format --check unit tests benchmarks docs hardware
 	$(BIN)/python -m pytest
+
+# Measured, not assumed: every benchmark, then docs/performance.md rewritten with the figures.
+bench: $(STAMP_TEST)
+	$(BIN)/python benchmarks/run_all.py
+
+# The long reliability runs (10,000 random sequences, 200 power cuts, 24 virtual hours),
+# then docs/reliability.md rewritten with the figures.
+soak: $(STAMP_TEST)
+	$(BIN)/python benchmarks/soak.py
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check --fix unit tests benchmarks docs hardware

@@ -46,19 +46,29 @@ def run_once(data: dict) -> tuple[float, int]:
     return elapsed, out.getvalue().count("\n")
 
 
+def measure(repeat: int = 5) -> dict:
+    data = ten_hour_scenario()
+    runs = [run_once(data) for _ in range(repeat)]
+    seconds = [s for s, _ in runs]
+    median = statistics.median(seconds)
+    return {
+        "hours": HOURS,
+        "presses": len(data["events"]),
+        "lines": runs[0][1],
+        "repeat": repeat,
+        "best_s": min(seconds),
+        "median_s": median,
+        "speed": HOURS * 3600 / median,
+    }
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=5)
-    args = parser.parse_args()
-    data = ten_hour_scenario()
-    presses = len(data["events"])
-    runs = [run_once(data) for _ in range(args.repeat)]
-    seconds = [s for s, _ in runs]
-    lines = runs[0][1]
-    best, median = min(seconds), statistics.median(seconds)
-    print(f"simulate: {HOURS} h untimed game, {presses} presses, {lines} trace lines")
-    print(f"  best {best * 1000:.1f} ms, median {median * 1000:.1f} ms over {args.repeat} runs")
-    print(f"  {HOURS * 3600 / median:,.0f}x real time (median)")
+    f = measure(parser.parse_args().repeat)
+    print(f"simulate: {f['hours']} h untimed game, {f['presses']} presses, {f['lines']} trace lines")
+    print(f"  best {f['best_s'] * 1000:.1f} ms, median {f['median_s'] * 1000:.1f} ms over {f['repeat']} runs")
+    print(f"  {f['speed']:,.0f}x real time (median)")
 
 
 if __name__ == "__main__":

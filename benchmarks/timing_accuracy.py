@@ -1,8 +1,7 @@
-"""How late the real-time loop is: scripted auctions on the headless backend.
+"""How late the real-time loop is: scripted auctions on the headless backend and on gpio mock pins.
 
-For each run, a 6-second auction (configuration override `auction.seconds: 6`)
-is started by a scripted press; the figures are how long after its exact time
-the warning (5 s left) and the end (LED off) reached the backend.
+Each run starts an auction shortened by configuration (`auction.seconds: 6`) with a scripted press and
+measures how long after its exact time the warning (5 s left) and the end (LED off) reached the backend.
 
     python benchmarks/timing_accuracy.py [--runs N] [--seconds S]
 """
@@ -15,42 +14,63 @@ import statistics
 
 from unit import config as configuration
 from unit.core import LedChanged, Pressed, Released, StateChanged, Unit
+from unit.gpio import Gpio
 from unit.headless import Headless
 from unit.runtime import Runtime
 from unit.scenario import Step
 
-
-class Recorder(Headless):
-    """A headless backend that notes when the LED changes, on the loop's clock."""
-
-    def __init__(self, language):
-        super().__init__(language)
-        self.led_changes: list[tuple[float, LedChanged]] = []
-
-    def set_led(self, led):
-        self.led_changes.append((self.clock(), led))
+WARNING = 5.0
 
 
-def one_auction(seconds: float, warning: float) -> tuple[float, float]:
-    config = configuration.load(({"auction": {"seconds": seconds, "warning_seconds": warning}}, "benchmark"))
-    backend = Recorder(config.language)
-    unit = Unit(config, random.Random(0))
-    script = [Step(0.0, Pressed("power")), Step(0.05, Released("power")), Step(0.2, Pressed("auction"))]
-    script.append(Step(0.3, Released("auction")))
-    runtime = Runtime(unit, backend, script=script, until=0.2 + seconds + 0.3)
+def recording(backend_class):
+    class Recording(backend_class):
+        """Notes when the LED mode reaches the backend, on the loop's clock."""
+
+        def __init__(self, *args, **kwargs):
+            super().__init__(*args, **kwargs)
+            self.led_changes: list[tuple[float, LedChanged]] = []
+
+        def set_led(self, led):
+            self.led_changes.append((self.clock(), led))
+            super().set_led(led)
+
+    return Recording
+
+
+def one_auction(backend: str, seconds: float) -> tuple[float, float]:
+    config = configuration.load(({"auction": {"seconds": seconds, "warning_seconds": WARNING}}, "benchmark"))
+    if backend == "headless":
+        recorder = recording(Headless)(config.language)
+    else:
+        recorder = recording(Gpio)(config, pins="mock")
+    script = [Step(0.0, Pressed("power")), Step(0.05, Released("power"))]
+    script += [Step(0.2, Pressed("auction")), Step(0.3, Released("auction"))]
+    runtime = Runtime(Unit(config, random.Random(0)), recorder, script=script, until=0.2 + seconds + 0.3)
     started = {}
-    original = runtime.apply
+    apply = runtime.apply
 
-    def apply(at, outputs):
+    def noting_apply(at, outputs):
         if StateChanged("countdown") in outputs:
-            started["at"] = at  # the press time the core counted from
-        original(at, outputs)
+            started["at"] = at  # the press time the core counts from
+        apply(at, outputs)
 
-    runtime.apply = apply
+    runtime.apply = noting_apply
     runtime.run()
     start = started["at"]
-    (warned, _), (ended, _) = backend.led_changes[1], backend.led_changes[2]
-    return warned - (start + seconds - warning), ended - (start + seconds)
+    (warned, _), (ended, _) = recorder.led_changes[1], recorder.led_changes[2]
+    return warned - (start + seconds - WARNING), ended - (start + seconds)
+
+
+def measure(runs: int = 5, seconds: float = 6.0) -> dict:
+    out = {}
+    for backend in ("headless", "gpio-mock"):
+        results = [one_auction(backend, seconds) for _ in range(runs)]
+        out[backend] = {
+            label: {"median_ms": statistics.median(v) * 1000, "max_ms": max(v) * 1000}
+            for label, v in (("warning", [w for w, _ in results]), ("end", [e for _, e in results]))
+        }
+    out["runs"], out["seconds"] = runs, seconds
+    return out
 
 
 def main() -> None:
@@ -58,10 +78,14 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=5)
     parser.add_argument("--seconds", type=float, default=6.0)
     args = parser.parse_args()
-    results = [one_auction(args.seconds, 5.0) for _ in range(args.runs)]
-    for label, values in (("warning", [w for w, _ in results]), ("end", [e for _, e in results])):
-        ms = [v * 1000 for v in values]
-        print(f"{label:8s} lateness over {args.runs} runs: median {statistics.median(ms):.3f} ms, max {max(ms):.3f} ms")
+    figures = measure(args.runs, args.seconds)
+    for backend in ("headless", "gpio-mock"):
+        for label in ("warning", "end"):
+            f = figures[backend][label]
+            print(
+                f"{backend:9s} {label:7s} lateness over {args.runs} runs of {args.seconds:g} s: "
+                f"median {f['median_ms']:.3f} ms, max {f['max_ms']:.3f} ms"
+            )
 
 
 if __name__ == "__main__":

@@ -77,3 +77,51 @@ def test_power_cuts_at_random_moments_resume_the_time_played(tmp_path):
     report("power_cuts", {"cuts": POWER_CUTS, "max_error_s": round(max(errors), 3), "median_error_s": round(median, 3)})
     assert not list(state.glob(".game-*.tmp"))  # a write cut short leaves nothing behind after a restart
     assert max(errors) < 1.0, errors
+
+
+def test_a_day_of_random_play_does_not_grow_memory():
+    """24 virtual hours of random play through simulate: memory grows by less than 1 MB after the first hour."""
+    import gc
+    import io
+    import tracemalloc
+
+    from unit import config as configuration
+    from unit.core import Pressed, Released, Unit
+    from unit.scenario import Step
+    from unit.simulate import run_virtual
+    from unit.trace import TraceWriter
+
+    rng = random.Random(24)
+    config = configuration.load(({"game": {"minutes": 60}}, "soak"))
+    unit = Unit(config, random.Random(1))
+    sink = TraceWriter(io.StringIO(), "fr")
+
+    def hour_of_play(start: float) -> list[Step]:
+        steps, t = [], start
+        while True:
+            t += rng.uniform(5, 90)
+            if t >= start + 3600:
+                return steps
+            button = rng.choice(["auction", "auction", "build", "build", "power"])
+            length = rng.choice([0.1, 0.1, 0.1, 2.5, 3.5])
+            steps += [Step(t, Pressed(button)), Step(t + length, Released(button))]
+
+    def play_hour(hour: int) -> None:
+        sink.stream = io.StringIO()  # the trace is written, then dropped, like a pipe would
+        run_virtual(unit, hour_of_play(hour * 3600.0), (hour + 1) * 3600.0, sink.write)
+
+    unit.handle(Pressed("power"), 0.0)
+    tracemalloc.start()
+    play_hour(0)
+    gc.collect()
+    after_first_hour = tracemalloc.get_traced_memory()[0]
+    for hour in range(1, 24):
+        if unit.halted:  # a 3.5 s hold of ON/OFF shut it down: switch the next one on
+            unit = Unit(config, random.Random(hour))
+            unit.handle(Pressed("power"), hour * 3600.0)
+        play_hour(hour)
+    gc.collect()
+    growth = tracemalloc.get_traced_memory()[0] - after_first_hour
+    tracemalloc.stop()
+    report("soak", {"virtual_hours": 24, "growth_bytes": growth})
+    assert growth < 1_000_000, growth

@@ -131,6 +131,7 @@ class Unit:
         self.halted = False  # after a shutdown request: nothing more happens
         self.game: GameClock | None = None
         self._timers = Deadlines(TIMERS)
+        self._handlers = {name: getattr(self, "_on_" + name.replace("hold:", "hold_")) for name in TIMERS}
         self._held: set[str] = set()
         self._out: list[Output] = []
         # the running countdown
@@ -236,7 +237,7 @@ class Unit:
         while (due := self._timers.next()) is not None and due[1] <= now + EPSILON:
             name, at = due
             self._timers.cancel(name)
-            getattr(self, "_on_" + name.replace("hold:", "hold_"))(at)
+            self._handlers[name](at)
 
     def _on_hold_power(self, t: float) -> None:
         self._shutdown()

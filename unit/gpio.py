@@ -35,10 +35,18 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
         from gpiozero.pins.mock import MockFactory, MockPWMPin
 
         class TracedPin(MockPWMPin):
-            """A mock PWM pin that reports what the backend drives on it (for the trace)."""
+            """A mock PWM pin that reports what the backend drives on it (for the trace).
+
+            MockPin keeps every change in ``states`` for tests; a unit running for hours on mock pins
+            keeps only the most recent ones, so its memory stays flat.
+            """
+
+            HISTORY = 1_000
 
             def _change_state(self, value):
                 changed = super()._change_state(value)
+                if len(self.states) > self.HISTORY:
+                    del self.states[: -self.HISTORY // 2]
                 if changed and self._function == "output" and on_output_change is not None:
                     on_output_change(self)
                 return changed

@@ -1,0 +1,90 @@
+"""CPU per wall second, idle and during a countdown: our unit beside the naive baseline, in one run.
+
+Each case runs in its own process (so ``resource.getrusage`` counts only it, every thread included),
+all in the same invocation, so both designs meet the same machine. The display is on (luma's dummy
+device), the three buttons are open (on gpiozero's mock pins).
+
+    python benchmarks/cpu.py [--seconds S]
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+
+
+def child(design: str, phase: str, seconds: float) -> float:
+    sys.path.insert(0, str(HERE))
+    from harness import MockUnit, cpu_seconds
+
+    if design == "ours":
+        unit = MockUnit({"auction": {"seconds": seconds + 30}, "game": {"minutes": None}})
+        unit.press("power")
+        if phase == "countdown":
+            unit.press("auction")
+        time.sleep(0.3)
+        before, start = cpu_seconds(), time.monotonic()
+        time.sleep(seconds)  # the unit's own loop runs in its thread meanwhile
+        used = cpu_seconds() - before
+        elapsed = time.monotonic() - start
+        unit.close()
+    else:
+        from gpiozero.pins.mock import MockFactory, MockPWMPin
+        from naive_unit import NaiveUnit
+
+        from unit import config as configuration
+
+        factory = MockFactory(pin_class=MockPWMPin)
+        naive = NaiveUnit(factory, configuration.load().raw["pins"], auction_seconds=int(seconds) + 30)
+        if phase == "countdown":
+            factory.pin(configuration.load().raw["pins"]["auction"]).drive_low()
+        naive.run(0.3)
+        before, start = cpu_seconds(), time.monotonic()
+        naive.run(seconds)
+        used = cpu_seconds() - before
+        elapsed = time.monotonic() - start
+        naive.close()
+    return used / elapsed
+
+
+def measure(seconds: float = 10.0) -> dict:
+    out = {}
+    for phase in ("idle", "countdown"):
+        for design in ("ours", "naive"):
+            result = subprocess.run(
+                [sys.executable, __file__, "--child", design, phase, "--seconds", str(seconds)],
+                capture_output=True,
+                text=True,
+                check=True,
+            )
+            out.setdefault(phase, {})[design] = json.loads(result.stdout)
+        out[phase]["ratio"] = out[phase]["ours"] / out[phase]["naive"]
+    out["seconds"] = seconds
+    return out
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--seconds", type=float, default=10.0)
+    parser.add_argument("--child", nargs=2, metavar=("DESIGN", "PHASE"), help=argparse.SUPPRESS)
+    args = parser.parse_args()
+    if args.child:
+        print(json.dumps(child(*args.child, args.seconds)))
+        return
+    figures = measure(args.seconds)
+    for phase in ("idle", "countdown"):
+        f = figures[phase]
+        print(
+            f"{phase:9s} ours {f['ours'] * 1000:.3f} ms CPU/s, naive {f['naive'] * 1000:.3f} ms CPU/s, "
+            f"ratio {f['ratio']:.3f}x"
+        )
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,83 @@
+"""What the benchmarks share: a gpio unit on gpiozero's mock pins, driven like the real one."""
+
+from __future__ import annotations
+
+import resource
+import threading
+import time
+
+from unit import config as configuration
+from unit.core import Unit
+from unit.gpio import Gpio
+from unit.runtime import Runtime
+
+
+class PinWatch:
+    """Stands in for a trace: the gpio backend reports each LED and buzzer pin change to it."""
+
+    def __init__(self):
+        self.changes: list[tuple[float, str, float]] = []
+        self.led_changed = threading.Event()
+        self.led_at = 0.0
+
+    def write_record(self, record: dict) -> None:
+        now = time.perf_counter()
+        self.changes.append((now, record["pin"], record["value"]))
+        if record["pin"] == "led":
+            self.led_at = now
+            self.led_changed.set()
+
+
+class MockUnit:
+    """A gpio unit on mock pins with its loop in a thread, as the service runs it."""
+
+    def __init__(self, overrides: dict | None = None, watch: PinWatch | None = None, open_display=None):
+        self.config = configuration.load((overrides or {}, "benchmark"))
+        self.backend = Gpio(self.config, pins="mock", trace=watch, open_display=open_display)
+        self.runtime = Runtime(Unit(self.config), self.backend)
+        self.runtime.open()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self) -> None:
+        while not self.runtime.stopped:
+            self.runtime.step()
+
+    def pin(self, name: str):
+        return self.backend.factory.pin(self.config.raw["pins"][name])
+
+    def press(self, name: str) -> None:
+        pin = self.pin(name)
+        pin.drive_low()
+        pin.drive_high()
+
+    def wait_for(self, predicate, timeout: float = 5.0) -> None:
+        end = time.monotonic() + timeout
+        while not predicate():
+            if time.monotonic() > end:
+                raise TimeoutError("the unit did not get there")
+            time.sleep(0.0005)
+
+    def close(self) -> None:
+        self.runtime.stop()
+        self.thread.join(5)
+        self.backend.close()
+
+
+def cpu_seconds() -> float:
+    usage = resource.getrusage(resource.RUSAGE_SELF)
+    return usage.ru_utime + usage.ru_stime
+
+
+def rss_kib() -> int:
+    with open("/proc/self/status", encoding="ascii") as status:
+        for line in status:
+            if line.startswith("VmRSS:"):
+                return int(line.split()[1])
+    return 0
+
+
+def percentile(values: list[float], p: float) -> float:
+    ordered = sorted(values)
+    index = min(len(ordered) - 1, max(0, round(p / 100 * (len(ordered) - 1))))
+    return ordered[index]

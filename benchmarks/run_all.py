@@ -1,0 +1,153 @@
+"""Run every benchmark and rewrite docs/performance.md with the figures (``make bench``).
+
+Nothing here is a test: the figures are printed and written down, never asserted.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+import sys
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE))
+
+import cpu  # noqa: E402
+import frame_cost  # noqa: E402
+import latency  # noqa: E402
+import memory  # noqa: E402
+import simulate_speed  # noqa: E402
+import startup  # noqa: E402
+import timing_accuracy  # noqa: E402
+
+DOC = HERE.parent / "docs" / "performance.md"
+
+
+def machine() -> str:
+    model = platform.processor() or platform.machine()
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith(("model name", "Model")):
+                model = line.split(":", 1)[1].strip()
+                break
+    except OSError:
+        pass
+    return (
+        f"{model}, {os.cpu_count()} CPUs, {platform.system()} {platform.release()}, Python {platform.python_version()}"
+    )
+
+
+def main() -> None:
+    steps = [
+        ("timing", lambda: timing_accuracy.measure(runs=5, seconds=6.0)),
+        ("cpu", lambda: cpu.measure(seconds=10.0)),
+        ("latency", lambda: latency.measure(presses=1000)),
+        ("startup", lambda: startup.measure(runs=5)),
+        ("memory", lambda: memory.measure(auctions=1000)),
+        ("simulate", lambda: simulate_speed.measure(repeat=5)),
+        ("frame", lambda: frame_cost.measure(frames=500)),
+    ]
+    f = {}
+    for name, run in steps:
+        print(f"running {name}...", flush=True)
+        f[name] = run()
+    t, c, lat, st, mem, sim, fr = (f[k] for k in ("timing", "cpu", "latency", "startup", "memory", "simulate", "frame"))
+    rows = [
+        (
+            "Auction warning lateness, headless (6 s auction)",
+            f"median {t['headless']['warning']['median_ms']:.2f} ms, max {t['headless']['warning']['max_ms']:.2f} ms",
+        ),
+        (
+            "Auction end lateness, headless",
+            f"median {t['headless']['end']['median_ms']:.2f} ms, max {t['headless']['end']['max_ms']:.2f} ms",
+        ),
+        (
+            "Auction warning lateness, gpio on mock pins",
+            f"median {t['gpio-mock']['warning']['median_ms']:.2f} ms, max {t['gpio-mock']['warning']['max_ms']:.2f} ms",
+        ),
+        (
+            "Auction end lateness, gpio on mock pins",
+            f"median {t['gpio-mock']['end']['median_ms']:.2f} ms, max {t['gpio-mock']['end']['max_ms']:.2f} ms",
+        ),
+        (
+            "CPU while idle (display on, three buttons)",
+            f"{c['idle']['ours'] * 1000:.3f} ms/s; naive baseline {c['idle']['naive'] * 1000:.2f} ms/s; "
+            f"**{c['idle']['ratio']:.3f}x**",
+        ),
+        (
+            "CPU during a countdown",
+            f"{c['countdown']['ours'] * 1000:.3f} ms/s; naive baseline {c['countdown']['naive'] * 1000:.2f} ms/s; "
+            f"**{c['countdown']['ratio']:.3f}x**",
+        ),
+        (
+            f"Button pin edge to LED pin ({lat['presses']} presses)",
+            f"p50 {lat['led']['p50_ms']:.3f} ms, p99 {lat['led']['p99_ms']:.3f} ms",
+        ),
+        (
+            "Button pin edge to the new frame on the display",
+            f"p50 {lat['frame']['p50_ms']:.3f} ms, p99 {lat['frame']['p99_ms']:.3f} ms",
+        ),
+        (
+            "Process start to READY=1 (gpio, mock pins)",
+            f"median {st['ready_median_s'] * 1000:.0f} ms, max {st['ready_max_s'] * 1000:.0f} ms",
+        ),
+        ("Import time of the package (`python -X importtime`)", f"median {st['import_median_ms']:.0f} ms"),
+        ("Resident memory after start-up", f"{mem['after_start_kib'] / 1024:.1f} MiB"),
+        (f"Resident memory after {mem['auctions']} auctions", f"{mem['after_auctions_kib'] / 1024:.1f} MiB"),
+        (
+            f"`simulate`: {sim['hours']} h untimed game, {sim['presses']} presses",
+            f"median {sim['median_s'] * 1000:.0f} ms: {sim['speed']:,.0f}x real time",
+        ),
+        ("Draw + pack one SSD1306 frame (measured)", f"{fr['draw_and_pack_ms']:.3f} ms"),
+        (
+            f"One frame on the I2C bus ({fr['data_bytes']} + {fr['command_bytes']} bytes, computed)",
+            f"{fr['i2c_100khz_ms']:.1f} ms at 100 kHz, {fr['i2c_400khz_ms']:.1f} ms at 400 kHz",
+        ),
+    ]
+    today = datetime.date.today().isoformat()
+    lines = [
+        "# Performance",
+        "",
+        "Measured, not assumed. This file is written by `make bench` (`benchmarks/run_all.py`); every",
+        "figure comes from one of the scripts in `benchmarks/`, each of which can be run on its own and",
+        "prints its figures. No test asserts on speed.",
+        "",
+        f"- **Machine:** {machine()}",
+        f"- **Date:** {today}",
+        "- **Command:** `make bench`",
+        "",
+        "| what | figure |",
+        "|---|---|",
+        *[f"| {what} | {figure} |" for what, figure in rows],
+        "",
+        "## How each figure is measured",
+        "",
+        "- **Timing accuracy** (`timing_accuracy.py`): a scripted press starts a 6-second auction (configuration",
+        "  override `auction.seconds: 6`) on the real-time loop; lateness is the time from the exact deadline",
+        f"  (counted from the press) to the LED mode reaching the backend; {t['runs']} runs per backend.",
+        "- **CPU** (`cpu.py`, `naive_unit.py`): CPU seconds (`resource.getrusage`, every thread) per wall second,",
+        f"  {c['seconds']:g} s per case, each case in its own process within one run. The baseline is a deliberately",
+        "  naive unit written for the purpose: a 10 Hz polling loop that redraws every tick and counts the auction",
+        "  down by counting its sleeps, with gpiozero's `Button` (HoldThreads). Target: 0.15x or less.",
+        "- **Latency** (`latency.py`): the auction button's mock pin is driven low; the time until the LED pin",
+        "  changes (gpiozero's blink thread) and until luma's device receives the new frame. Then OFF and ON, and",
+        "  again.",
+        "- **Start-up** (`startup.py`): `monopoly-city run --backend gpio --pins mock` with a fake",
+        "  `NOTIFY_SOCKET`, from `Popen` to `READY=1`; and the cumulative import time of the unit's modules.",
+        "- **Memory** (`memory.py`): VmRSS of a child process running the unit on mock pins, after start-up and",
+        "  after 1000 (shortened) auctions. MockPin keeps a history of pin changes for tests; the unit's mock pins",
+        "  keep only the last thousand, so memory stays flat however long the unit runs.",
+        "- **Simulation** (`simulate_speed.py`): `simulate` of a 10-hour untimed game with 1000 presses.",
+        "- **Frame cost** (`frame_cost.py`): luma.oled's real `ssd1306` driver on a byte-counting interface. The",
+        "  bus time is computed: luma writes 32 data bytes at a time, each write with the address and a control",
+        "  byte, 9 clocks per byte. The unit redraws only when the screen changes (once a second in an auction).",
+        "",
+    ]
+    DOC.write_text("\n".join(lines), encoding="utf-8")
+    print(f"wrote {DOC}")
+
+
+if __name__ == "__main__":
+    main()
