@@ -61,3 +61,12 @@ def write_yaml(tmp_path):
         return str(path)
 
     return write
+
+
+def cli_json(capsys, *argv):
+    """Run a ``monopoly-city`` command with --json: its status, its parsed output and its stderr."""
+    from unit.cli import main
+
+    status = main([*argv, "--json"])
+    out, err = capsys.readouterr()
+    return status, (json.loads(out) if out else None), err

@@ -6,11 +6,11 @@ French rule text's, quoted in each test.
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import cli_json
 
 from unit import money
 from unit.cli import main
@@ -37,12 +37,6 @@ def game(tmp_path):
         return str(path)
 
     return write
-
-
-def cli_json(capsys, *argv):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    return status, (json.loads(out) if out else None), err
 
 
 def card(capsys, *flags):

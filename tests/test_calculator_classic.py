@@ -6,11 +6,11 @@ The rents are compared with an independent copy of the reference table
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
 
 import pytest
 import yaml
+from conftest import cli_json
 
 from unit.cli import main
 
@@ -35,12 +35,6 @@ def game(tmp_path):
         return str(path)
 
     return write
-
-
-def cli_json(capsys, *argv):
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    return status, (json.loads(out) if out else None), err
 
 
 def rent_of(capsys, path, square, *extra):

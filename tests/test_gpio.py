@@ -18,6 +18,17 @@ from unit.runtime import Runtime
 GOLDEN = Path(__file__).parent / "golden"
 QUICK = {"auction": {"seconds": 1.2, "warning_seconds": 0.45, "cancel_hold_seconds": 0.3}}
 PINS = configuration.load().raw["pins"]
+# The LED pin during a QUICK auction: 1 Hz, lit 0.5 s, dark until the warning at 0.75 s; then 4 Hz
+# (0.125 s) until the end at 1.2 s, dark after.
+QUICK_AUCTION_BLINKS = [
+    (0.0, False),
+    (0.0, True),
+    (0.5, False),
+    (0.25, True),
+    (0.125, False),
+    (0.125, True),
+    (0.125, False),
+]
 
 
 class Running:
@@ -87,10 +98,7 @@ def test_auction_button_pin_blinks_the_led_pin_as_the_core_says(unit_on_pins):
     unit.press("auction")
     assert unit.wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 3)
     time.sleep(0.1)
-    # 1 Hz: lit 0.5 s, dark until the warning at 0.75 s; then 4 Hz (0.125 s) until the end at 1.2 s.
-    led.assert_states_and_times(
-        [(0.0, False), (0.0, True), (0.5, False), (0.25, True), (0.125, False), (0.125, True), (0.125, False)]
-    )
+    led.assert_states_and_times(QUICK_AUCTION_BLINKS)
     assert len(led.states) == 7  # and dark after the end
     assert led.state == 0
 
@@ -288,8 +296,6 @@ def test_an_intermittent_display_keeps_the_timing_exact(unit_on_pins):
     unit.press("auction")
     assert unit.wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 3)
     time.sleep(0.1)
-    led.assert_states_and_times(
-        [(0.0, False), (0.0, True), (0.5, False), (0.25, True), (0.125, False), (0.125, True), (0.125, False)]
-    )
+    led.assert_states_and_times(QUICK_AUCTION_BLINKS)
     assert FlakyDisplay.calls > 3
     assert unit.wait_for(lambda: unit.backend.display is not None and unit.backend.display.view == unit.backend.view)

@@ -16,10 +16,7 @@ from unit import city, classic, fields, money
 from unit import edition as editions
 from unit import position as positions
 from unit.errors import UserError
-
-
-def say(language: str, fr: str, en: str, **values) -> str:
-    return city.say(language, fr, en, **values)
+from unit.rulebook import say
 
 
 def amount_text(kind: str, amount: int, language: str) -> str:
@@ -244,10 +241,10 @@ def board_lines(edition, language: str) -> list[str]:
             colour = edition.groups[square.group]["fr"].split(" ")[0] if language == "fr" else square.group
             label = f"{square.name} ({colour})"
             lines.append(f"{square.pos:>2}  {label:<42} {square.price:>5}  {detail}")
-        elif isinstance(square, editions.Station):
+        elif square.kind == "station":
             rents = "/".join(str(edition.station_rents[n]) for n in sorted(edition.station_rents))
             lines.append(f"{square.pos:>2}  {square.name:<42} {square.price:>5}  {rents} · — · {square.mortgage}")
-        elif isinstance(square, editions.Utility):
+        elif square.kind == "utility":
             factors = " / ".join(f"{edition.utility_multipliers[n]}×" for n in sorted(edition.utility_multipliers))
             lines.append(
                 f"{square.pos:>2}  {square.name:<42} {square.price:>5}  "

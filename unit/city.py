@@ -12,6 +12,7 @@ from dataclasses import dataclass, field
 from unit import money
 from unit.edition import CityEdition
 from unit.position import CityHolding, Game, Player
+from unit.rulebook import Problem, Problems, say
 
 MAX_BLOCKS = 8
 HAZARD_REMOVAL_PER_BLOCK = 500_000
@@ -33,9 +34,14 @@ HAZARD_NAMES = {
 }
 
 
-def say(language: str, fr: str, en: str, **values) -> str:
-    """One sentence in the table's language."""
-    return (fr if language == "fr" else en).format(**values)
+DOUBLED_BY = {
+    (True, True): (
+        "gratte-ciel et tour Monopoly : doublé une seule fois → {v}",
+        "skyscraper and Monopoly Tower: doubled only once → {v}",
+    ),
+    (True, False): ("gratte-ciel dans le groupe : doublé → {v}", "skyscraper in the group: doubled → {v}"),
+    (False, True): ("tour Monopoly du propriétaire : doublé → {v}", "the owner's Monopoly Tower: doubled → {v}"),
+}
 
 
 @dataclass
@@ -82,36 +88,10 @@ def card_rent(
         )
     else:
         lines.append(say(language, "terrain nu : {v}", "bare land: {v}", v=m(value)))
-    if skyscraper and tower:
-        lines.append(
-            say(
-                language,
-                "gratte-ciel et tour Monopoly : doublé une seule fois → {v}",
-                "skyscraper and Monopoly Tower: doubled only once → {v}",
-                v=m(2 * value),
-            )
-        )
+    if skyscraper or tower:  # « vous ne pouvez pas doubler deux fois votre loyer »
+        fr, en = DOUBLED_BY[skyscraper, tower]
         value *= 2
-    elif skyscraper:
-        lines.append(
-            say(
-                language,
-                "gratte-ciel dans le groupe : doublé → {v}",
-                "skyscraper in the group: doubled → {v}",
-                v=m(2 * value),
-            )
-        )
-        value *= 2
-    elif tower:
-        lines.append(
-            say(
-                language,
-                "tour Monopoly du propriétaire : doublé → {v}",
-                "the owner's Monopoly Tower: doubled → {v}",
-                v=m(2 * value),
-            )
-        )
-        value *= 2
+        lines.append(say(language, fr, en, v=m(value)))
     amount = value
     if mortgaged:
         amount = 0
@@ -198,20 +178,9 @@ def fortunes(game: Game, language: str) -> list[tuple[Player, int]]:
 # --- checks -----------------------------------------------------------------------------------
 
 
-@dataclass(frozen=True)
-class Problem:
-    player: str | None
-    square: str | None
-    rule: str
-    message: str
-
-
 def check(game: Game, language: str) -> list[Problem]:
     edition: CityEdition = game.edition
-    problems: list[Problem] = []
-
-    def problem(player, square, rule, fr, en, **values):
-        problems.append(Problem(player, square, rule, say(language, fr, en, **values)))
+    problems = Problems(language)
 
     owned: dict[str, list[str]] = {}
     for player in game.players:
@@ -219,7 +188,7 @@ def check(game: Game, language: str) -> list[Problem]:
             owned.setdefault(h.district, []).append(player.name)
     for district, owners in owned.items():
         if len(owners) > 1:
-            problem(
+            problems.add(
                 ", ".join(owners),
                 district,
                 "owned_once",
@@ -241,7 +210,7 @@ def check(game: Game, language: str) -> list[Problem]:
         for h in player.holdings:
             group = edition.districts[h.district].group
             if h.blocks > MAX_BLOCKS:
-                problem(
+                problems.add(
                     player.name,
                     h.district,
                     "max_blocks",
@@ -251,7 +220,7 @@ def check(game: Game, language: str) -> list[Problem]:
                     d=h.district,
                 )
             if h.hazard and h.bonus:
-                problem(
+                problems.add(
                     player.name,
                     h.district,
                     "hazard_and_bonus",
@@ -262,7 +231,7 @@ def check(game: Game, language: str) -> list[Problem]:
             if h.skyscraper:
                 skyscrapers[group] += 1
                 if group not in whole:
-                    problem(
+                    problems.add(
                         player.name,
                         h.district,
                         "skyscraper_needs_group",
@@ -274,7 +243,7 @@ def check(game: Game, language: str) -> list[Problem]:
             if h.stadium:
                 stadiums.append((player, h))
                 if per_group[group] < 2:
-                    problem(
+                    problems.add(
                         player.name,
                         h.district,
                         "stadium_needs_two_districts",
@@ -286,7 +255,7 @@ def check(game: Game, language: str) -> list[Problem]:
         if player.tower is not None:
             group = edition.districts[player.tower].group
             if len(whole) < 2:
-                problem(
+                problems.add(
                     player.name,
                     player.tower,
                     "tower_needs_two_groups",
@@ -294,7 +263,7 @@ def check(game: Game, language: str) -> list[Problem]:
                     "Monopoly Tower without two whole groups",
                 )
             elif group not in whole:
-                problem(
+                problems.add(
                     player.name,
                     player.tower,
                     "tower_on_group",
@@ -303,7 +272,7 @@ def check(game: Game, language: str) -> list[Problem]:
                 )
     for group, count in skyscrapers.items():
         if count > 1:
-            problem(
+            problems.add(
                 None,
                 group,
                 "one_skyscraper_per_group",
@@ -314,7 +283,7 @@ def check(game: Game, language: str) -> list[Problem]:
             )
     towers = [p.name for p in game.players if p.tower is not None]
     if len(towers) > 1:
-        problem(
+        problems.add(
             ", ".join(towers),
             None,
             "one_tower",
@@ -323,7 +292,7 @@ def check(game: Game, language: str) -> list[Problem]:
             n=len(towers),
         )
     if len(stadiums) > MAX_STADIUMS:
-        problem(
+        problems.add(
             None,
             None,
             "max_stadiums",
@@ -334,7 +303,7 @@ def check(game: Game, language: str) -> list[Problem]:
     by_group = Counter(edition.districts[h.district].group for _, h in stadiums)
     for group, count in by_group.items():
         if count > 1:
-            problem(
+            problems.add(
                 None,
                 group,
                 "one_stadium_per_group",

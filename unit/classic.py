@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from unit.city import Problem, say
-from unit.edition import ClassicEdition, Station, Street, Utility
+from unit.edition import ClassicEdition, Street
 from unit.errors import UserError
 from unit.position import ClassicHolding, Game, Player
+from unit.rulebook import Problem, Problems, say
 
 HOTEL_LEVEL = 5  # a hotel counts as a fifth house when building evenly
 QUICK_HOTEL_HOUSES = 3  # « vous ne devez construire que trois maisons, au lieu de quatre »
@@ -63,16 +63,16 @@ def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
         )
     if isinstance(square, Street):
         return _street_rent(edition, player, holding, square, language)
-    if isinstance(square, Station):
-        owned = _owned(edition, player, Station)
+    if square.kind == "station":
+        owned = _owned(edition, player, "station")
         amount = edition.station_rents[owned]
         return Rent(
             amount, [say(language, "{n} gare(s) possédée(s) : {a}", "{n} station(s) owned: {a}", n=owned, a=amount)]
         )
-    if isinstance(square, Utility):
+    if square.kind == "utility":
         if dice is None:
             raise UserError("--dice", f"{square.name} is a utility: its rent depends on the dice total (--dice N)")
-        owned = _owned(edition, player, Utility)
+        owned = _owned(edition, player, "utility")
         factor = edition.utility_multipliers[owned]
         return Rent(
             factor * dice,
@@ -91,12 +91,10 @@ def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
     raise TypeError(square)
 
 
-def _owned(edition: ClassicEdition, player: Player, kind: type) -> int:
+def _owned(edition: ClassicEdition, player: Player, kind: str) -> int:
     """How many stations (or utilities) the owner holds; mortgaged ones count unless the edition says not."""
     cancels = edition.rules["mortgaged_street_cancels_group_double_rent"]
-    return sum(
-        1 for h in player.holdings if isinstance(edition.squares[h.square], kind) and not (cancels and h.mortgaged)
-    )
+    return sum(1 for h in player.holdings if edition.squares[h.square].kind == kind and not (cancels and h.mortgaged))
 
 
 def _street_rent(
@@ -163,10 +161,7 @@ def fortunes(game: Game, variant: str) -> list[tuple[Player, int]]:
 
 def check(game: Game, language: str) -> list[Problem]:
     edition: ClassicEdition = game.edition
-    problems: list[Problem] = []
-
-    def problem(player, square, rule, fr, en, **values):
-        problems.append(Problem(player, square, rule, say(language, fr, en, **values)))
+    problems = Problems(language)
 
     owners: dict[str, list[str]] = {}
     houses = hotels = 0
@@ -177,7 +172,7 @@ def check(game: Game, language: str) -> list[Problem]:
             hotels += h.hotel
             square = edition.squares[h.square]
             if h.houses > 4:
-                problem(
+                problems.add(
                     player.name,
                     h.square,
                     "max_houses",
@@ -187,7 +182,7 @@ def check(game: Game, language: str) -> list[Problem]:
                     s=h.square,
                 )
             if h.hotel and h.houses:
-                problem(
+                problems.add(
                     player.name,
                     h.square,
                     "hotel_and_houses",
@@ -198,7 +193,7 @@ def check(game: Game, language: str) -> list[Problem]:
                 )
             built = h.houses or h.hotel
             if built and h.mortgaged:
-                problem(
+                problems.add(
                     player.name,
                     h.square,
                     "mortgaged_with_buildings",
@@ -210,7 +205,7 @@ def check(game: Game, language: str) -> list[Problem]:
                 mine = {x.square: x for x in player.holdings}
                 group = edition.group_streets(square.group)
                 if not owns_whole_group(edition, player, square.group):
-                    problem(
+                    problems.add(
                         player.name,
                         h.square,
                         "build_needs_group",
@@ -219,7 +214,7 @@ def check(game: Game, language: str) -> list[Problem]:
                         s=h.square,
                     )
                 elif any(mine[s.name].mortgaged for s in group):
-                    problem(
+                    problems.add(
                         player.name,
                         h.square,
                         "build_on_mortgaged_group",
@@ -237,7 +232,7 @@ def check(game: Game, language: str) -> list[Problem]:
             }
             if max(levels.values()) - min(levels.values()) > 1:
                 shown = ", ".join(f"{name} {level if level < HOTEL_LEVEL else 'H'}" for name, level in levels.items())
-                problem(
+                problems.add(
                     player.name,
                     None,
                     "even_building",
@@ -248,7 +243,7 @@ def check(game: Game, language: str) -> list[Problem]:
                 )
     for square, names in owners.items():
         if len(names) > 1:
-            problem(
+            problems.add(
                 ", ".join(names),
                 square,
                 "owned_once",
@@ -258,7 +253,7 @@ def check(game: Game, language: str) -> list[Problem]:
                 o=", ".join(names),
             )
     if houses > edition.rules["bank_houses"]:
-        problem(
+        problems.add(
             None,
             None,
             "bank_houses",
@@ -268,7 +263,7 @@ def check(game: Game, language: str) -> list[Problem]:
             b=edition.rules["bank_houses"],
         )
     if hotels > edition.rules["bank_hotels"]:
-        problem(
+        problems.add(
             None,
             None,
             "bank_hotels",

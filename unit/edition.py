@@ -42,21 +42,14 @@ class Street:
 
 
 @dataclass(frozen=True)
-class Station:
+class Company:
+    """A station or a utility: one price for all, the rent set by how many the owner holds."""
+
     pos: int
     name: str
     price: int
     mortgage: int
-    kind: str = "station"
-
-
-@dataclass(frozen=True)
-class Utility:
-    pos: int
-    name: str
-    price: int
-    mortgage: int
-    kind: str = "utility"
+    kind: str  # station | utility
 
 
 @dataclass(frozen=True)
@@ -67,7 +60,7 @@ class Tax:
     kind: str = "tax"
 
 
-Property = Street | Station | Utility
+Property = Street | Company
 
 
 @dataclass(frozen=True)
@@ -76,7 +69,7 @@ class ClassicEdition:
     name: str
     rules: dict  # the rule constants: go_salary, jail_fine, bank_houses, ...
     groups: dict[str, dict]  # colour -> {fr, house_cost, size}
-    squares: dict[str, Street | Station | Utility | Tax]  # by name, in board order
+    squares: dict[str, Street | Company | Tax]  # by name, in board order
     station_rents: dict[int, int]
     utility_multipliers: dict[int, int]
     complete: bool = True
@@ -252,7 +245,7 @@ def _classic(top: dict, source: str) -> ClassicEdition:
             "house_cost": fields.amount(spec["house_cost"], where(f"groups.{colour}.house_cost")),
             "size": fields.integer(spec["size"], where(f"groups.{colour}.size"), 1, 4),
         }
-    squares: dict[str, Street | Station | Utility | Tax] = {}
+    squares: dict[str, Street | Company | Tax] = {}
 
     def add(square, at: str) -> None:
         if fields.name_key(square.name) in map(fields.name_key, squares):
@@ -282,9 +275,9 @@ def _classic(top: dict, source: str) -> ClassicEdition:
         )
     station_rents: dict[int, int] = {}
     utility_multipliers: dict[int, int] = {}
-    for section, cls, table_key in (
-        ("stations", Station, "rent_by_count_owned"),
-        ("utilities", Utility, "dice_multiplier_by_count_owned"),
+    for section, kind, table_key in (
+        ("stations", "station", "rent_by_count_owned"),
+        ("utilities", "utility", "dice_multiplier_by_count_owned"),
     ):
         if top.get(section) is None:
             continue
@@ -292,15 +285,16 @@ def _classic(top: dict, source: str) -> ClassicEdition:
         spec = fields.mapping(top[section], at, required=("price", "mortgage", table_key, "list"))
         table = fields.mapping(spec[table_key], f"{at}.{table_key}", optional=(1, 2, 3, 4))
         counts = {int(k): fields.integer(v, f"{at}.{table_key}.{k}", 0, 10**6) for k, v in table.items()}
-        (station_rents if cls is Station else utility_multipliers).update(counts)
+        (station_rents if kind == "station" else utility_multipliers).update(counts)
         for i, raw in enumerate(fields.sequence(spec["list"], f"{at}.list")):
             item = fields.mapping(raw, f"{at}.list[{i}]", required=("pos", "name"))
             add(
-                cls(
+                Company(
                     pos=fields.integer(item["pos"], f"{at}.list[{i}].pos", 0, 39),
                     name=fields.text(item["name"], f"{at}.list[{i}].name"),
                     price=fields.amount(spec["price"], f"{at}.price"),
                     mortgage=fields.amount(spec["mortgage"], f"{at}.mortgage"),
+                    kind=kind,
                 ),
                 f"{at}.list[{i}]",
             )

@@ -1,0 +1,31 @@
+"""What the rule modules share: a sentence in the table's language, and the problems a check finds."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+
+def say(language: str, fr: str, en: str, **values) -> str:
+    """One sentence in the table's language (French unless ``language`` is ``en``)."""
+    return (fr if language == "fr" else en).format(**values)
+
+
+@dataclass(frozen=True)
+class Problem:
+    """One broken rule in a position: who, where, which rule (a stable id) and why, in words."""
+
+    player: str | None
+    square: str | None
+    rule: str
+    message: str
+
+
+class Problems(list):
+    """The problems a check collects, worded in one language."""
+
+    def __init__(self, language: str):
+        super().__init__()
+        self.language = language
+
+    def add(self, player: str | None, square: str | None, rule: str, fr: str, en: str, **values) -> None:
+        self.append(Problem(player, square, rule, say(self.language, fr, en, **values)))
