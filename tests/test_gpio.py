@@ -87,10 +87,8 @@ def unit_on_pins():
             running.stop()
 
 
-def test_auction_button_pin_blinks_the_led_pin_as_the_core_says(unit_on_pins):
-    """« Lorsque l'unité électronique émet un bip et que la lumière rouge se met à clignoter plus vite,
-    il vous reste 5 secondes » — here 1.2 s with 0.45 s of warning, on the mock pins."""
-    unit = unit_on_pins()
+def quick_auction(unit: Running):
+    """Switch on, press the auction button pin, wait for the end: the LED pin, its history from the press."""
     unit.press("power")
     assert unit.wait_for(lambda: unit.runtime.unit.state == "ready")
     led = unit.pin("led")
@@ -98,6 +96,13 @@ def test_auction_button_pin_blinks_the_led_pin_as_the_core_says(unit_on_pins):
     unit.press("auction")
     assert unit.wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 3)
     time.sleep(0.1)
+    return led
+
+
+def test_auction_button_pin_blinks_the_led_pin_as_the_core_says(unit_on_pins):
+    """« Lorsque l'unité électronique émet un bip et que la lumière rouge se met à clignoter plus vite,
+    il vous reste 5 secondes » — here 1.2 s with 0.45 s of warning, on the mock pins."""
+    led = quick_auction(unit_on_pins())
     led.assert_states_and_times(QUICK_AUCTION_BLINKS)
     assert len(led.states) == 7  # and dark after the end
     assert led.state == 0
@@ -289,13 +294,6 @@ class FlakyDisplay(FailingDisplay):
 
 def test_an_intermittent_display_keeps_the_timing_exact(unit_on_pins):
     unit = unit_on_pins({"display": {"retry_seconds": 0.05}}, open_display=FlakyDisplay)
-    unit.press("power")
-    assert unit.wait_for(lambda: unit.runtime.unit.state == "ready")
-    led = unit.pin("led")
-    led.clear_states()
-    unit.press("auction")
-    assert unit.wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 3)
-    time.sleep(0.1)
-    led.assert_states_and_times(QUICK_AUCTION_BLINKS)
+    quick_auction(unit).assert_states_and_times(QUICK_AUCTION_BLINKS)
     assert FlakyDisplay.calls > 3
     assert unit.wait_for(lambda: unit.backend.display is not None and unit.backend.display.view == unit.backend.view)

@@ -182,21 +182,11 @@ def check(game: Game, language: str) -> list[Problem]:
     edition: CityEdition = game.edition
     problems = Problems(language)
 
-    owned: dict[str, list[str]] = {}
+    owners: dict[str, list[str]] = {}
     for player in game.players:
         for h in player.holdings:
-            owned.setdefault(h.district, []).append(player.name)
-    for district, owners in owned.items():
-        if len(owners) > 1:
-            problems.add(
-                ", ".join(owners),
-                district,
-                "owned_once",
-                "{d} a plusieurs propriétaires : {o}",
-                "{d} has several owners: {o}",
-                d=district,
-                o=", ".join(owners),
-            )
+            owners.setdefault(h.district, []).append(player.name)
+    problems.owned_once(owners)
 
     def whole_groups(player: Player) -> set[str]:
         mine = {h.district for h in player.holdings}

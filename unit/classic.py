@@ -241,17 +241,7 @@ def check(game: Game, language: str) -> list[Problem]:
                     g=colour,
                     l=shown,
                 )
-    for square, names in owners.items():
-        if len(names) > 1:
-            problems.add(
-                ", ".join(names),
-                square,
-                "owned_once",
-                "{s} a plusieurs propriétaires : {o}",
-                "{s} has several owners: {o}",
-                s=square,
-                o=", ".join(names),
-            )
+    problems.owned_once(owners)
     if houses > edition.rules["bank_houses"]:
         problems.add(
             None,

@@ -29,3 +29,17 @@ class Problems(list):
 
     def add(self, player: str | None, square: str | None, rule: str, fr: str, en: str, **values) -> None:
         self.append(Problem(player, square, rule, say(self.language, fr, en, **values)))
+
+    def owned_once(self, owners: dict[str, list[str]]) -> None:
+        """Every square or district has at most one owner (``owners``: square -> the players holding it)."""
+        for square, names in owners.items():
+            if len(names) > 1:
+                self.add(
+                    ", ".join(names),
+                    square,
+                    "owned_once",
+                    "{s} a plusieurs propriétaires : {o}",
+                    "{s} has several owners: {o}",
+                    s=square,
+                    o=", ".join(names),
+                )
