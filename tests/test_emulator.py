@@ -164,3 +164,18 @@ def test_square_wave_has_the_right_length_and_pitch():
     samples = memoryview(data).cast("h")
     assert samples[0] > 0 and samples[4] < 0 and samples[8] > 0  # 1 kHz at 8 kHz: 4 samples per half
     assert set(samples[80:]) == {0}
+
+
+def test_no_audio_device_runs_mute_with_one_log_line(emu, monkeypatch, caplog):
+    def no_device(*args, **kwargs):
+        raise pygame.error("ALSA: Couldn't open audio device")
+
+    monkeypatch.setattr(pygame.mixer, "init", no_device)
+    runtime, backend = emu()
+    assert backend.audio is False
+    click(backend, "power")
+    settle(runtime)
+    assert runtime.unit.state == "ready"  # the power-on chime was simply not played
+    assert [r.getMessage() for r in caplog.records if "mute" in r.getMessage()] == [
+        "no audio device (ALSA: Couldn't open audio device): the emulator runs mute"
+    ]

@@ -130,7 +130,7 @@ class Emulator(Backend):
         try:
             self.pg.mixer.init(frequency=44100, size=-16, channels=1)
         except self.pg.error as error:
-            log.info("no audio device (%s): the emulator runs mute", error)
+            log.warning("no audio device (%s): the emulator runs mute", error)
             return False
         return True
 
