@@ -95,6 +95,11 @@ def test_at_most_eight_blocks_count(capsys):
     assert obj["rent"] == 1_200_000 and obj["blocks_counted"] == 8
 
 
+def test_negative_blocks_are_refused(capsys):
+    assert main(["rent", "--card", DOCKS_CARD, "--residential", "-3"]) == 2
+    assert "--residential: expected a number of blocks from 0 to 99, got -3" in capsys.readouterr().err
+
+
 @pytest.mark.parametrize("text", ["1 2 3", "a b c d e f g h i", "100k 200k 300k 400k 500k 600k 800k 1M 1.2M 2M"])
 def test_a_bad_card_is_refused_in_one_line(capsys, text):
     assert main(["rent", "--card", text]) == 2

@@ -44,6 +44,9 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
     if args.card is not None:
         if args.game or args.square:
             raise UserError("rent", "give either --card or a game file and a square, not both")
+        for flag in ("residential", "industrial"):
+            if not 0 <= getattr(args, flag) <= 99:
+                raise UserError(f"--{flag}", f"expected a number of blocks from 0 to 99, got {getattr(args, flag)}")
         rent = city.card_rent(
             parse_card(args.card),
             args.residential,
