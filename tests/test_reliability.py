@@ -75,7 +75,10 @@ def test_power_cuts_at_random_moments_resume_the_time_played(tmp_path):
     assert len(errors) == POWER_CUTS
     median = sorted(errors)[len(errors) // 2]
     report("power_cuts", {"cuts": POWER_CUTS, "max_error_s": round(max(errors), 3), "median_error_s": round(median, 3)})
-    assert not list(state.glob(".game-*.tmp"))  # a write cut short leaves nothing behind after a restart
+    from unit.persist import GameStore
+
+    assert GameStore(state).load() is not None  # what the next start-up reads
+    assert not list(state.glob(".game-*.tmp"))  # and a write cut short leaves nothing behind once it has
     assert max(errors) < 1.0, errors
 
 
