@@ -182,11 +182,7 @@ def check(game: Game, language: str) -> list[Problem]:
     edition: CityEdition = game.edition
     problems = Problems(language)
 
-    owners: dict[str, list[str]] = {}
-    for player in game.players:
-        for h in player.holdings:
-            owners.setdefault(h.district, []).append(player.name)
-    problems.owned_once(owners)
+    problems.owned_once(game.owners())
 
     def whole_groups(player: Player) -> set[str]:
         mine = {h.district for h in player.holdings}

@@ -163,11 +163,9 @@ def check(game: Game, language: str) -> list[Problem]:
     edition: ClassicEdition = game.edition
     problems = Problems(language)
 
-    owners: dict[str, list[str]] = {}
     houses = hotels = 0
     for player in game.players:
         for h in player.holdings:
-            owners.setdefault(h.square, []).append(player.name)
             houses += h.houses
             hotels += h.hotel
             square = edition.squares[h.square]
@@ -241,7 +239,7 @@ def check(game: Game, language: str) -> list[Problem]:
                     g=colour,
                     l=shown,
                 )
-    problems.owned_once(owners)
+    problems.owned_once(game.owners())
     if houses > edition.rules["bank_houses"]:
         problems.add(
             None,

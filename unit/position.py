@@ -65,6 +65,14 @@ class Game:
                 return player
         return None
 
+    def owners(self) -> dict[str, list[str]]:
+        """Each square or district held, and the players holding it (one, in a legal position)."""
+        out: dict[str, list[str]] = {}
+        for player in self.players:
+            for holding in player.holdings:
+                out.setdefault(self._name(holding), []).append(player.name)
+        return out
+
     @staticmethod
     def _name(holding) -> str:
         return holding.square if isinstance(holding, ClassicHolding) else holding.district
