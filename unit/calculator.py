@@ -84,7 +84,7 @@ def _city_rent(game, args, language):
     if args.dice is not None:
         raise UserError("--dice", "Monopoly City rents do not depend on the dice")
     district = game.edition.district(args.square, "SQUARE")
-    held = city.holding_of(game, district.name)
+    held = game.holding(district.name)
     if held is None:
         return (
             district.name,
@@ -110,14 +110,15 @@ def _classic_rent(game, args, language):
         raise UserError("--dice", f"only a utility's rent depends on the dice, not {square.name}'s")
     if args.dice is not None and not 2 <= args.dice <= 12:
         raise UserError("--dice", f"expected the total of two dice (2 to 12), got {args.dice}")
-    if classic.holding_of(game, square.name) is None:
+    held = game.holding(square.name)
+    if held is None:
         return (
             square.name,
             None,
             0,
             [say(language, "personne ne possède cette propriété : pas de loyer", "nobody owns this property: no rent")],
         )
-    player, _ = classic.holding_of(game, square.name)
+    player, _ = held
     rent = classic.rent(game, square.name, args.dice, language)
     return square.name, player.name, rent.amount, rent.explanation
 

@@ -155,14 +155,6 @@ def hazard_removal(edition: CityEdition, hazard: str, language: str) -> str:
     )
 
 
-def holding_of(game: Game, district: str) -> tuple[Player, CityHolding] | None:
-    for player in game.players:
-        for holding in player.holdings:
-            if holding.district == district:
-                return player, holding
-    return None
-
-
 # --- fortunes ---------------------------------------------------------------------------------
 
 
@@ -299,11 +291,3 @@ def check(game: Game, language: str) -> list[Problem]:
                 g=group,
             )
     return problems
-
-
-def require_rents(game: Game) -> None:
-    """Fail early, naming the card, when the position needs a rent table the edition lacks."""
-    edition: CityEdition = game.edition
-    for player in game.players:
-        for h in player.holdings:
-            edition.rents(edition.districts[h.district])

@@ -29,14 +29,6 @@ def lift_cost(edition: ClassicEdition, mortgage: int) -> int:
     return mortgage + math.ceil(round(mortgage * edition.rules["unmortgage_interest"], 6))
 
 
-def holding_of(game: Game, square: str) -> tuple[Player, ClassicHolding] | None:
-    for player in game.players:
-        for holding in player.holdings:
-            if holding.square == square:
-                return player, holding
-    return None
-
-
 def owns_whole_group(edition: ClassicEdition, player: Player, group: str) -> bool:
     mine = {h.square for h in player.holdings}
     return all(street.name in mine for street in edition.group_streets(group))
@@ -46,7 +38,7 @@ def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
     """What a player landing on ``square_name`` pays its owner (the owner must exist)."""
     edition: ClassicEdition = game.edition
     square = edition.squares[square_name]
-    player, holding = holding_of(game, square_name)
+    player, holding = game.holding(square_name)
     if holding.mortgaged:
         cost = lift_cost(edition, square.mortgage)
         return Rent(

@@ -146,6 +146,3 @@ class Deadlines:
             return None
         name = min(self._at, key=lambda n: (self._at[n], self._rank[n]))
         return name, self._at[name]
-
-    def items(self) -> dict[str, float]:
-        return dict(self._at)

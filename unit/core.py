@@ -21,7 +21,6 @@ from unit import sounds, views
 from unit.clock import EPSILON, Deadlines, GameClock, ceil_seconds, spin_offsets
 from unit.config import BUILD_RESULTS, Config
 
-STATES = ("off", "ready", "countdown", "warning", "build", "time_up")
 BUTTONS = ("power", "auction", "build")
 
 SLOW_BLINK_HZ = 1.0
@@ -112,7 +111,7 @@ TIMERS = (
     "banner",
     "clock",
 )
-HOLD_TIMERS = ("hold:power", "hold:build", "hold:auction")
+HOLD_TIMERS = tuple(name for name in TIMERS if name.startswith("hold:"))
 
 
 class Unit:

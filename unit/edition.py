@@ -60,9 +60,6 @@ class Tax:
     kind: str = "tax"
 
 
-Property = Street | Company
-
-
 @dataclass(frozen=True)
 class ClassicEdition:
     source: str
@@ -93,9 +90,6 @@ class ClassicEdition:
 
     def group_streets(self, group: str) -> list[Street]:
         return [s for s in self.squares.values() if isinstance(s, Street) and s.group == group]
-
-    def properties(self) -> list[Property]:
-        return [s for s in self.squares.values() if not isinstance(s, Tax)]
 
 
 # --- Monopoly City ----------------------------------------------------------------------------
@@ -342,7 +336,7 @@ def _city(top: dict, source: str) -> CityEdition:
                 item, dat, required=("name",), optional=("price", "residential_cost", "industrial_cost", "rents")
             )
             district_name = fields.text(item["name"], f"{dat}.name")
-            if district_name in fields.Names(districts, "district"):
+            if fields.name_key(district_name) in {fields.name_key(name) for name in districts}:
                 raise UserError(f"{dat}.name", f"the district {district_name!r} appears twice")
             rents = item.get("rents")
             if rents is not None:

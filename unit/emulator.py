@@ -17,6 +17,7 @@ import math
 import os
 import sys
 from array import array
+from importlib import resources
 
 from luma.core.device import dummy
 
@@ -120,9 +121,9 @@ class Emulator(Backend):
         pygame.display.set_caption("Monopoly City Unit")
         self.display = screen.Display(dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1"), self.language)
         self.display.show(views.Off())
-        font_path = str(screen.resources.files("unit").joinpath("fonts/DejaVuSans-Bold.ttf"))
-        self.label_font = pygame.font.Font(font_path, 15)
-        self.hint_font = pygame.font.Font(font_path, 10)
+        with resources.as_file(screen.FONT) as font_path:
+            self.label_font = pygame.font.Font(str(font_path), 15)
+            self.hint_font = pygame.font.Font(str(font_path), 10)
         self.buttons = {name: pygame.Rect(left, BUTTON_TOP, *BUTTON_SIZE) for name, left in BUTTON_LEFTS.items()}
         self.redraw()
 

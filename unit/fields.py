@@ -94,20 +94,10 @@ class Names:
     def __init__(self, items: dict[str, Any], what: str):
         self.what = what
         self.names = list(items)
-        self._by_key: dict[str, Any] = {}
-        self._canonical: dict[str, str] = {}
-        for name, item in items.items():
-            self._by_key[name_key(name)] = item
-            self._canonical[name_key(name)] = name
-
-    def __contains__(self, name: str) -> bool:
-        return name_key(name) in self._by_key
+        self._by_key = {name_key(name): item for name, item in items.items()}
 
     def find(self, name: str, where: str) -> Any:
         try:
             return self._by_key[name_key(name)]
         except KeyError:
             raise UserError(where, f"unknown {self.what} {name!r}{suggestion(name, self.names)}") from None
-
-    def canonical(self, name: str) -> str:
-        return self._canonical[name_key(name)]

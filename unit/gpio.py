@@ -230,14 +230,14 @@ class Gpio(Backend):
         """A mock output pin changed: trace it, on the same clock as the rest of the trace."""
         if not self._tracing_pins:
             return  # the devices setting their pins up
-        now = (float(pin.state), pin.frequency)
-        if self._last_pin_values.get(pin.info.name) == now:
+        value, hz = float(pin.state), pin.frequency
+        if self._last_pin_values.get(pin.info.name) == (value, hz):
             return  # PWM stop() changes the frequency and the state: one record
-        self._last_pin_values[pin.info.name] = now
+        self._last_pin_values[pin.info.name] = (value, hz)
         number = int(pin.info.name.removeprefix("GPIO"))
-        names = {self.settings["pins"]["led"]: "led", self.settings["pins"]["buzzer"]: "buzzer"}
-        record = {"t": round(self.clock() - self.started, 3), "kind": "pin", "pin": names.get(number, pin.info.name)}
-        record |= {"gpio": number, "value": float(pin.state), "hz": pin.frequency}
+        name = {self.settings["pins"]["led"]: "led", self.settings["pins"]["buzzer"]: "buzzer"}.get(number)
+        record = {"t": round(self.clock() - self.started, 3), "kind": "pin", "pin": name or pin.info.name}
+        record |= {"gpio": number, "value": value, "hz": hz}
         self.trace.write_record(record)
 
     # --- the display, which may be missing or failing ---------------------------------------

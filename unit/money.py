@@ -7,7 +7,7 @@ game's units); JSON output gives plain integers.
 from __future__ import annotations
 
 import re
-from decimal import Decimal, InvalidOperation
+from decimal import Decimal
 
 from unit import yamlfile
 from unit.errors import UserError
@@ -27,10 +27,7 @@ def parse(value: object, where: str) -> int:
         amount = int(value)
     elif isinstance(value, str) and (match := _AMOUNT.match(value.strip().replace("\u202f", "").replace(" ", ""))):
         number, unit = match.groups()
-        try:
-            exact = Decimal(number.replace(",", ".")) * _SCALE[unit]
-        except InvalidOperation:
-            exact = Decimal("0.5")
+        exact = Decimal(number.replace(",", ".")) * _SCALE[unit]  # the pattern admits only decimals
         if exact != exact.to_integral_value():
             raise UserError(where, f"expected a whole amount, {value!r} is {exact}")
         amount = int(exact)

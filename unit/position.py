@@ -59,10 +59,12 @@ class Game:
     def kind(self) -> str:
         return self.edition.game
 
-    def owner(self, square: str) -> Player | None:
+    def holding(self, name: str) -> tuple[Player, ClassicHolding | CityHolding] | None:
+        """Who holds the square or district ``name`` (its canonical name), and how; None if nobody."""
         for player in self.players:
-            if any(self._name(h) == square for h in player.holdings):
-                return player
+            for holding in player.holdings:
+                if self._name(holding) == name:
+                    return player, holding
         return None
 
     def owners(self) -> dict[str, list[str]]:

@@ -21,7 +21,6 @@ from collections.abc import Callable
 
 from unit import views
 from unit.core import (
-    BuildDrawn,
     Event,
     LedChanged,
     Output,
@@ -226,27 +225,30 @@ class Runtime:
                 return got
 
     def apply(self, at: float, outputs: list[Output]) -> None:
-        """Hand the core's outputs to the trace and the backend."""
+        """Hand the core's outputs to the trace and the backend.
+
+        The LED and the buzzer go first: they cost nothing, while a frame can hold the I2C bus for
+        about 93 ms on a Pi and saving the game waits for the SD card.
+        """
         if not outputs:
             return
         if self.trace is not None:
             self.trace.write(max(0.0, at - self.start), outputs)
+        for output in outputs:
+            if isinstance(output, LedChanged):
+                self.backend.set_led(output)
+            elif isinstance(output, SoundPlayed):
+                self.backend.play(output)
+        for output in outputs:
+            if isinstance(output, ScreenChanged):
+                self.backend.show(output.view)
+        for output in outputs:
+            if isinstance(output, SystemRequested):  # after the shutdown screen is up
+                log.info("system action requested: %s", output.action)
+                if self.backend.request(output.action):
+                    self.stopped = True
         if self.store is not None and any(isinstance(o, StateChanged) for o in outputs):
             self._save(at)
-        for output in outputs:
-            match output:
-                case ScreenChanged(view=view):
-                    self.backend.show(view)
-                case LedChanged():
-                    self.backend.set_led(output)
-                case SoundPlayed():
-                    self.backend.play(output)
-                case BuildDrawn():
-                    pass  # on the screen already; the trace has it
-                case SystemRequested(action=action):
-                    log.info("system action requested: %s", action)
-                    if self.backend.request(action):
-                        self.stopped = True
 
     def _save(self, now: float) -> None:
         """Save the running game, or forget it once switched off on purpose."""

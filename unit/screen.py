@@ -19,6 +19,8 @@ from PIL import Image, ImageDraw, ImageFont
 from unit import views
 
 WIDTH, HEIGHT = 128, 64
+#: The vendored DejaVu Sans Bold (with its licence beside it), for the OLED and the emulator's labels.
+FONT = resources.files("unit").joinpath("fonts/DejaVuSans-Bold.ttf")
 ON, OFF = "white", "black"
 
 # The railway station, 16x16: a roof, a clock, two doors and the platform.
@@ -45,8 +47,7 @@ STATION_ICON = (
 @cache
 def font(size: int) -> ImageFont.FreeTypeFont:
     """The vendored DejaVu Sans Bold, so rendering is identical on every machine."""
-    path = resources.files("unit").joinpath("fonts/DejaVuSans-Bold.ttf")
-    with resources.as_file(path) as file:
+    with resources.as_file(FONT) as file:
         return ImageFont.truetype(str(file), size)
 
 

@@ -32,8 +32,3 @@ SOUNDS: dict[str, Tones] = {
     "final_beep": ((A7, 60),),
     "game_over": ((C7, 200), (E7, 200), (G7, 200), (A7, 300), (REST, 100), (G7, 150), (A7, 800)),
 }
-
-
-def duration_ms(name: str) -> int:
-    """How long a sound lasts, rests included."""
-    return sum(ms for _, ms in SOUNDS[name])
