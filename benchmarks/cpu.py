@@ -38,7 +38,7 @@ def child(design: str, phase: str, seconds: float) -> float:
         from gpiozero.pins.mock import MockFactory, MockPWMPin
         from naive_unit import NaiveUnit
 
-        from unit import config as configuration
+        from unit.app import config as configuration
 
         factory = MockFactory(pin_class=MockPWMPin)
         naive = NaiveUnit(factory, configuration.load().raw["pins"], auction_seconds=int(seconds) + 30)

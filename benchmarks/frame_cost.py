@@ -13,7 +13,8 @@ import time
 
 from luma.oled.device import ssd1306
 
-from unit import screen, views
+from unit.backends import oled as screen
+from unit.core import views
 
 
 class CountingSerial:

@@ -6,10 +6,10 @@ import resource
 import threading
 import time
 
-from unit import config as configuration
+from unit.app import config as configuration
+from unit.app.runtime import Runtime
+from unit.backends.gpio import Gpio
 from unit.core import Unit
-from unit.gpio import Gpio
-from unit.runtime import Runtime
 
 
 class PinWatch:

@@ -13,7 +13,8 @@ import time
 from gpiozero import LED, Button
 from luma.core.device import dummy
 
-from unit import screen, views
+from unit.backends import oled as screen
+from unit.core import views
 
 TICK = 0.1
 

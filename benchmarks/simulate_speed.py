@@ -13,10 +13,10 @@ import random
 import statistics
 import time
 
-from unit import config as configuration
-from unit import scenario as scenarios
-from unit.simulate import simulate
-from unit.trace import TraceWriter
+from unit.app import config as configuration
+from unit.app import scenario as scenarios
+from unit.app.simulate import simulate
+from unit.app.trace import TraceWriter
 
 HOURS = 10
 PRESSES = 1000

@@ -12,12 +12,12 @@ import argparse
 import random
 import statistics
 
-from unit import config as configuration
+from unit.app import config as configuration
+from unit.app.runtime import Runtime
+from unit.app.scenario import Step
+from unit.backends.gpio import Gpio
+from unit.backends.headless import Headless
 from unit.core import LedChanged, Pressed, Released, StateChanged, Unit
-from unit.gpio import Gpio
-from unit.headless import Headless
-from unit.runtime import Runtime
-from unit.scenario import Step
 
 WARNING = 5.0
 

@@ -2,7 +2,7 @@
 
     .venv/bin/python docs/make_images.py
 
-The screens are the exact 128x64 images (drawn by unit/screen.py), scaled 3x
+The screens are the exact 128x64 images (drawn by unit/backends/oled.py), scaled 3x
 with crisp pixels so they read well in a browser; the window is a real
 emulator run, off-screen.
 """
@@ -18,12 +18,17 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 from PIL import Image  # noqa: E402
 
-from unit import config as configuration  # noqa: E402
-from unit import screen, views  # noqa: E402
-from unit.core import Pressed, Released, Unit  # noqa: E402
-from unit.emulator import Emulator  # noqa: E402
-from unit.runtime import Runtime  # noqa: E402
-from unit.scenario import Step  # noqa: E402
+from unit.app import config as configuration  # noqa: E402
+from unit.app.runtime import Runtime  # noqa: E402
+from unit.app.scenario import Step  # noqa: E402
+from unit.backends import oled as screen  # noqa: E402
+from unit.backends.emulator import Emulator  # noqa: E402
+from unit.core import (  # noqa: E402
+    Pressed,
+    Released,
+    Unit,
+    views,  # noqa: E402
+)
 
 IMAGES = Path(__file__).resolve().parent / "images"
 SCALE = 3

@@ -20,10 +20,10 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
 
-from unit import config as configuration  # noqa: E402
-from unit import scenario as scenarios  # noqa: E402
-from unit.simulate import simulate  # noqa: E402
-from unit.trace import TraceWriter  # noqa: E402
+from unit.app import config as configuration  # noqa: E402
+from unit.app import scenario as scenarios  # noqa: E402
+from unit.app.simulate import simulate  # noqa: E402
+from unit.app.trace import TraceWriter  # noqa: E402
 
 
 def simulate_lines(until: float, events: list[dict], config: dict | None = None, seed: int = 0) -> str:

@@ -12,7 +12,7 @@ import pytest
 import yaml
 from conftest import cli_json
 
-from unit import money
+from unit.calculator import money
 from unit.cli import main
 from unit.errors import UserError
 

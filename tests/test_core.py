@@ -11,7 +11,7 @@ import random
 import pytest
 from conftest import kinds, simulate_lines, simulate_records, times
 
-from unit import config as configuration
+from unit.app import config as configuration
 from unit.core import LedChanged, Pressed, Released, StateChanged, Unit
 
 POWER_ON = {"at": 0, "press": "power"}

@@ -7,7 +7,7 @@ import random
 from hypothesis import given
 from hypothesis import strategies as st
 
-from unit import config as configuration
+from unit.app import config as configuration
 from unit.core import LedChanged, Pressed, Released, SoundPlayed, StateChanged, Switched, Unit
 
 BUTTONS = ("power", "auction", "build")

@@ -7,7 +7,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from unit import sounds
+from unit.core import sounds
 
 ROOT = Path(__file__).resolve().parent.parent
 SIMULATE_MD = (ROOT / "docs/simulate.md").read_text(encoding="utf-8")
@@ -56,7 +56,7 @@ def test_screen_images_in_the_docs_are_what_the_code_draws(tmp_path):
     """docs/images must be regenerated (docs/make_images.py) when a screen changes."""
     from PIL import Image, ImageChops
 
-    from unit import views
+    from unit.core import views
 
     make_images = _make_images_module()
     for language in ("fr", "en"):

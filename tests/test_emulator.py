@@ -10,10 +10,11 @@ pygame = pytest.importorskip("pygame")
 
 from PIL import Image  # noqa: E402
 
-from unit import config as configuration  # noqa: E402
-from unit import emulator, screen  # noqa: E402
+from unit.app import config as configuration  # noqa: E402
+from unit.app.runtime import Runtime  # noqa: E402
+from unit.backends import emulator  # noqa: E402
+from unit.backends import oled as screen  # noqa: E402
 from unit.core import Unit  # noqa: E402
-from unit.runtime import Runtime  # noqa: E402
 
 QUICK = {"auction": {"seconds": 3, "warning_seconds": 1, "cancel_hold_seconds": 0.3}}
 

@@ -9,11 +9,10 @@ from pathlib import Path
 import pytest
 from PIL import Image, ImageChops
 
-from unit import config as configuration
-from unit import views
-from unit.core import Unit
-from unit.gpio import Gpio
-from unit.runtime import Runtime
+from unit.app import config as configuration
+from unit.app.runtime import Runtime
+from unit.backends.gpio import Gpio
+from unit.core import Unit, views
 
 GOLDEN = Path(__file__).parent / "golden"
 QUICK = {"auction": {"seconds": 1.2, "warning_seconds": 0.45, "cancel_hold_seconds": 0.3}}

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from unit import config as configuration
+from unit.app import config as configuration
 
 ROOT = Path(__file__).resolve().parent.parent
 PINS = yaml.safe_load((ROOT / "hardware/pins.yaml").read_text(encoding="utf-8"))

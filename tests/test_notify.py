@@ -8,11 +8,11 @@ import time
 
 import pytest
 
-from unit import config as configuration
+from unit.app import config as configuration
+from unit.app.notify import Notifier
+from unit.app.runtime import Runtime
+from unit.backends.gpio import Gpio
 from unit.core import Unit
-from unit.gpio import Gpio
-from unit.notify import Notifier
-from unit.runtime import Runtime
 
 
 @pytest.fixture

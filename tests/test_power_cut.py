@@ -12,11 +12,11 @@ from pathlib import Path
 
 import pytest
 
-from unit import config as configuration
+from unit.app import config as configuration
+from unit.app.persist import FORMAT, GameStore
+from unit.app.runtime import Runtime
+from unit.backends.headless import Headless
 from unit.core import Pressed, Released, Unit
-from unit.headless import Headless
-from unit.persist import FORMAT, GameStore
-from unit.runtime import Runtime
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -74,7 +74,7 @@ def test_state_changes_save_and_a_deliberate_off_clears(tmp_path):
 def test_resume_starts_the_trace_and_shows_that_it_resumed(tmp_path):
     import io
 
-    from unit.trace import TraceWriter
+    from unit.app.trace import TraceWriter
 
     store = GameStore(tmp_path)
     store.save(played=600.0, minutes=60, state="ready")

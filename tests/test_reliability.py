@@ -75,7 +75,7 @@ def test_power_cuts_at_random_moments_resume_the_time_played(tmp_path):
     assert len(errors) == POWER_CUTS
     median = sorted(errors)[len(errors) // 2]
     report("power_cuts", {"cuts": POWER_CUTS, "max_error_s": round(max(errors), 3), "median_error_s": round(median, 3)})
-    from unit.persist import GameStore
+    from unit.app.persist import GameStore
 
     assert GameStore(state).load() is not None  # what the next start-up reads
     assert not list(state.glob(".game-*.tmp"))  # and a write cut short leaves nothing behind once it has
@@ -88,11 +88,11 @@ def test_a_day_of_random_play_does_not_grow_memory():
     import io
     import tracemalloc
 
-    from unit import config as configuration
+    from unit.app import config as configuration
+    from unit.app.scenario import Step
+    from unit.app.simulate import run_virtual
+    from unit.app.trace import TraceWriter
     from unit.core import Pressed, Released, Unit
-    from unit.scenario import Step
-    from unit.simulate import run_virtual
-    from unit.trace import TraceWriter
 
     rng = random.Random(24)
     config = configuration.load(({"game": {"minutes": 60}}, "soak"))

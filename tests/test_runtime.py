@@ -10,13 +10,14 @@ import time
 
 from conftest import simulate_records
 
-from unit import config as configuration
-from unit import scenario as scenarios
+from unit.app import config as configuration
+from unit.app import scenario as scenarios
+from unit.app.runtime import Runtime
+from unit.app.trace import TraceWriter
+from unit.backends.base import Backend
+from unit.backends.headless import Headless
 from unit.cli import main
 from unit.core import Pressed, Released, Unit
-from unit.headless import Headless
-from unit.runtime import Backend, Runtime
-from unit.trace import TraceWriter
 
 SHORT = {"auction": {"seconds": 1.5, "warning_seconds": 0.5}, "build": {"spin_seconds": 0.3, "show_seconds": 0.5}}
 EVENTS = [

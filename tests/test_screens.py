@@ -17,7 +17,8 @@ import pytest
 from luma.core.device import dummy
 from PIL import Image, ImageChops
 
-from unit import screen, views
+from unit.backends import oled as screen
+from unit.core import views
 
 GOLDEN = Path(__file__).parent / "golden"
 UPDATE = os.environ.get("MONOPOLY_CITY_UPDATE_GOLDEN") == "1"

@@ -77,7 +77,8 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert result.returncode == 0, result.stderr
     assert (root / "opt/monopoly-city/venv/bin/monopoly-city").exists()
     assert (root / "opt/monopoly-city/venv/bin/python").exists()
-    assert list((root / "opt/monopoly-city/venv/lib").glob("python3*/site-packages/unit/__pycache__/core.*.pyc"))
+    site = root / "opt/monopoly-city/venv/lib"
+    assert list(site.glob("python3*/site-packages/unit/core/__pycache__/machine.*.pyc"))
     assert (root / "etc/monopoly-city/config.yaml").read_text() == "language: en\n"  # only written if absent
     link = root / "etc/systemd/system/multi-user.target.wants/monopoly-city-unit.service"
     assert os.readlink(link) == "/etc/systemd/system/monopoly-city-unit.service"  # enabled
@@ -103,7 +104,7 @@ def test_install_writes_the_configuration_when_absent_and_says_how_to_enable_i2c
 
 
 def test_the_shipped_configuration_template_is_valid():
-    from unit import config as configuration
+    from unit.app import config as configuration
 
     layer = configuration.load_file(str(ROOT / "systemd/config.yaml"))
     assert configuration.load(layer).language == "fr"

@@ -14,7 +14,7 @@ import sys
 from collections.abc import Callable
 
 from unit import __version__
-from unit import config as configuration
+from unit.app import config as configuration
 from unit.errors import UserError
 
 
@@ -27,9 +27,9 @@ def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> config
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
-    from unit import scenario as scenarios
-    from unit.simulate import simulate
-    from unit.trace import TraceWriter
+    from unit.app import scenario as scenarios
+    from unit.app.simulate import simulate
+    from unit.app.trace import TraceWriter
 
     scenario = scenarios.load(args.scenario)
     config = _load_config(args, (scenario.config, f"{scenario.source}: config"))
@@ -60,12 +60,12 @@ def cmd_run(args: argparse.Namespace) -> int:
     import random
     import signal
 
-    from unit import scenario as scenarios
+    from unit.app import scenario as scenarios
+    from unit.app.notify import Notifier
+    from unit.app.persist import GameStore
+    from unit.app.runtime import Runtime
+    from unit.app.trace import TraceWriter
     from unit.core import Unit
-    from unit.notify import Notifier
-    from unit.persist import GameStore
-    from unit.runtime import Runtime
-    from unit.trace import TraceWriter
 
     _configure_logging(args.verbose)
     scenario = scenarios.load(args.script) if args.script else None
@@ -108,15 +108,15 @@ def cmd_run(args: argparse.Namespace) -> int:
 
 def _make_backend(name: str, config: configuration.Config, args: argparse.Namespace, pins: str, trace):
     if name == "gpio":
-        from unit.gpio import Gpio
+        from unit.backends.gpio import Gpio
 
         return Gpio(config, pins=pins, shutdown_command=config.power.shutdown_command, trace=trace)
     if name == "headless":
-        from unit.headless import Headless
+        from unit.backends.headless import Headless
 
         return Headless(config.language, frames=args.frames)
     if name == "emulator":
-        from unit.emulator import Emulator, has_display
+        from unit.backends.emulator import Emulator, has_display
 
         if not has_display():
             raise UserError(
@@ -186,7 +186,7 @@ def build_parser() -> argparse.ArgumentParser:
         metavar="DIR",
         help=f"keep the game in progress here to survive a power cut (default on a Pi: {DEFAULT_PI_STATE_DIR})",
     )
-    run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/defaults.yaml)")
+    run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/app/defaults.yaml)")
     run.add_argument("--script", metavar="SCENARIO.yaml", help="play a scenario's presses in real time, then exit")
     run.add_argument("--seed", type=int, help="seed for the build draws")
     run.add_argument("--trace", metavar="FILE", help="write the JSON Lines trace (as simulate's) to FILE, - for stdout")
@@ -195,7 +195,7 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     run.set_defaults(func=cmd_run)
 
-    from unit import calculator
+    from unit.calculator import commands as calculator
 
     calculator.add_commands(commands, _with_language)
     return parser

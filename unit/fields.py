@@ -10,7 +10,8 @@ import difflib
 import unicodedata
 from typing import Any
 
-from unit import money, yamlfile
+from unit import yamlfile
+from unit.calculator import money
 from unit.errors import UserError
 
 

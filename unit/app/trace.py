@@ -12,8 +12,7 @@ import threading
 from collections.abc import Iterable
 from typing import IO
 
-from unit import views
-from unit.core import BuildDrawn, LedChanged, Output, ScreenChanged, SoundPlayed, StateChanged, SystemRequested
+from unit.core import BuildDrawn, LedChanged, Output, ScreenChanged, SoundPlayed, StateChanged, SystemRequested, views
 
 
 def record(t: float, output: Output, language: str) -> dict:

@@ -17,9 +17,12 @@ from __future__ import annotations
 import logging
 import queue
 import time
-from collections.abc import Callable
 
-from unit import views
+from unit.app.notify import Notifier
+from unit.app.persist import GameStore
+from unit.app.scenario import Step
+from unit.app.trace import TraceWriter
+from unit.backends.base import STOP, Backend, Clock
 from unit.core import (
     Event,
     LedChanged,
@@ -30,68 +33,10 @@ from unit.core import (
     SystemRequested,
     Unit,
 )
-from unit.notify import Notifier
-from unit.persist import GameStore
-from unit.scenario import Step
-from unit.trace import TraceWriter
 
 log = logging.getLogger(__name__)
 
-Clock = Callable[[], float]
-STOP = object()  # posted to end the loop
 SAVE_EVERY = 60.0  # seconds between saves of a running game, besides one at each change of state
-
-
-class Backend:
-    """The hardware side: inputs in, screen, LED and sounds out.
-
-    Subclasses override what their hardware has; the defaults do nothing, so a
-    backend without a screen simply does not draw.
-    """
-
-    name = "backend"
-
-    def open(self, post: Callable[[Event], None], clock: Clock) -> None:
-        """Open the hardware; from now on call ``post(event)`` (from any thread) for each input."""
-        self.post = post
-        self.clock = clock
-        self.started = clock()
-
-    def show(self, view: views.View) -> None:
-        """Put ``view`` on the screen."""
-
-    def set_led(self, led: LedChanged) -> None:
-        """Drive the LED: off, on, or blinking at ``led.hz``."""
-
-    def play(self, sound: SoundPlayed) -> None:
-        """Start playing ``sound``, replacing any sound still playing."""
-
-    def inject(self, event: Event) -> None:
-        """Apply a scripted input as if it came from the hardware."""
-        self.post(event)
-
-    def request(self, action: str) -> bool:
-        """The core asks the system for ``action`` (``shutdown``); return True to end the loop."""
-        return True
-
-    def wait(self, timeout: float | None) -> None:
-        """Block up to ``timeout`` seconds for the backend's own inputs.
-
-        Only a backend whose inputs must be pumped from the main thread (a
-        window) overrides this; others post from their own threads and the
-        runtime waits on its queue.
-        """
-        raise NotImplementedError
-
-    def next_deadline(self) -> float | None:
-        """When the backend itself next needs the loop (an animation), or None."""
-        return None
-
-    def tick(self, now: float) -> None:
-        """Called after each wake-up, for the backend's own timed work."""
-
-    def close(self) -> None:
-        """Release the hardware."""
 
 
 class Runtime:

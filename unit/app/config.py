@@ -19,7 +19,7 @@ from unit import yamlfile
 from unit.errors import UserError
 
 BUILD_RESULTS = (1, 2, 3, "station")
-DEFAULTS_NAME = "unit/defaults.yaml"
+DEFAULTS_NAME = "unit/app/defaults.yaml"
 
 
 # --- the checked configuration ---------------------------------------------------------
@@ -192,7 +192,7 @@ class _Bad(Exception):
 
 
 def defaults() -> dict:
-    text = resources.files("unit").joinpath("defaults.yaml").read_text(encoding="utf-8")
+    text = resources.files("unit.app").joinpath("defaults.yaml").read_text(encoding="utf-8")
     return yamlfile.parse(text, DEFAULTS_NAME, what="configuration")
 
 

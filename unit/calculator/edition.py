@@ -3,7 +3,7 @@
 Two kinds: a classic board (``game: classic``: streets, stations, utilities,
 taxes and the rule constants) and a Monopoly City board (``game: city``:
 colour groups of districts with their card values). Shipped editions live in
-``unit/editions/``; an owner's own file is named by its path.
+``unit/calculator/editions/``; an owner's own file is named by its path.
 
 Monopoly City's card values are not public, so a City edition may leave any of
 them ``null``; the calculator only complains, naming the card and the field,
@@ -151,7 +151,7 @@ def load(name_or_path: str, relative_to: Path | None = None, where: str | None =
     ``where`` names the place that asked for it (a game file's ``edition:``) in a not-found error.
     """
     if name_or_path in SHIPPED:
-        text = resources.files("unit").joinpath(f"editions/{name_or_path}.yaml").read_text(encoding="utf-8")
+        text = resources.files("unit.calculator").joinpath(f"editions/{name_or_path}.yaml").read_text(encoding="utf-8")
         return parse(yamlfile.parse(text, name_or_path, what="edition"), name_or_path)
     path = Path(name_or_path)
     if relative_to is not None and not path.is_absolute():

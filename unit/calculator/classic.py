@@ -9,10 +9,10 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass, field
 
-from unit.edition import ClassicEdition, Street
+from unit.calculator.edition import ClassicEdition, Street
+from unit.calculator.position import ClassicHolding, Game, Player
+from unit.calculator.rulebook import Problem, Problems, say
 from unit.errors import UserError
-from unit.position import ClassicHolding, Game, Player
-from unit.rulebook import Problem, Problems, say
 
 HOTEL_LEVEL = 5  # a hotel counts as a fifth house when building evenly
 QUICK_HOTEL_HOUSES = 3  # « vous ne devez construire que trois maisons, au lieu de quatre »

@@ -12,8 +12,9 @@ from pathlib import Path
 
 from luma.core.device import dummy
 
-from unit import screen, views
-from unit.runtime import Backend
+from unit.backends import oled as screen
+from unit.backends.base import Backend
+from unit.core import views
 
 log = logging.getLogger(__name__)
 

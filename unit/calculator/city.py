@@ -9,10 +9,10 @@ from __future__ import annotations
 from collections import Counter
 from dataclasses import dataclass, field
 
-from unit import money
-from unit.edition import CityEdition
-from unit.position import CityHolding, Game, Player
-from unit.rulebook import Problem, Problems, say
+from unit.calculator import money
+from unit.calculator.edition import CityEdition
+from unit.calculator.position import CityHolding, Game, Player
+from unit.calculator.rulebook import Problem, Problems, say
 
 MAX_BLOCKS = 8
 HAZARD_REMOVAL_PER_BLOCK = 500_000

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from unit import yamlfile
-from unit.config import Config
+from unit.app.config import Config
 from unit.core import BUTTONS, Event, Pressed, Released, Switched
 from unit.errors import UserError
 

@@ -12,11 +12,12 @@ import json
 import sys
 from importlib import resources
 
-from unit import city, classic, fields, money
-from unit import edition as editions
-from unit import position as positions
+from unit import fields
+from unit.calculator import city, classic, money
+from unit.calculator import edition as editions
+from unit.calculator import position as positions
+from unit.calculator.rulebook import say
 from unit.errors import UserError
-from unit.rulebook import say
 
 
 def amount_text(kind: str, amount: int, language: str) -> str:
@@ -272,7 +273,9 @@ def cmd_edition(args: argparse.Namespace, language: str) -> int:
             f"unknown template {args.kind!r}{fields.suggestion(args.kind, list(TEMPLATES))}"
             f" (expected {', '.join(TEMPLATES)})",
         )
-    sys.stdout.write(resources.files("unit").joinpath(f"editions/{TEMPLATES[args.kind]}").read_text(encoding="utf-8"))
+    sys.stdout.write(
+        resources.files("unit.calculator").joinpath(f"editions/{TEMPLATES[args.kind]}").read_text(encoding="utf-8")
+    )
     return 0
 
 

@@ -21,10 +21,10 @@ from importlib import resources
 
 from luma.core.device import dummy
 
-from unit import screen, views
-from unit.config import Config
-from unit.core import LedChanged, Pressed, Released, SoundPlayed, Switched
-from unit.runtime import STOP, Backend
+from unit.app.config import Config
+from unit.backends import oled as screen
+from unit.backends.base import STOP, Backend
+from unit.core import LedChanged, Pressed, Released, SoundPlayed, Switched, views
 
 log = logging.getLogger(__name__)
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any `import pygame`

@@ -16,11 +16,11 @@ from luma.core.device import dummy
 from luma.core.render import canvas
 from PIL import Image, ImageDraw, ImageFont
 
-from unit import views
+from unit.core import views
 
 WIDTH, HEIGHT = 128, 64
 #: The vendored DejaVu Sans Bold (with its licence beside it), for the OLED and the emulator's labels.
-FONT = resources.files("unit").joinpath("fonts/DejaVuSans-Bold.ttf")
+FONT = resources.files("unit.backends").joinpath("fonts/DejaVuSans-Bold.ttf")
 ON, OFF = "white", "black"
 
 # The railway station, 16x16: a roof, a clock, two doors and the platform.

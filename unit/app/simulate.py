@@ -9,9 +9,9 @@ from __future__ import annotations
 import random
 from collections.abc import Callable, Iterable
 
-from unit.config import Config
+from unit.app.config import Config
+from unit.app.scenario import Step
 from unit.core import Output, Unit
-from unit.scenario import Step
 
 Sink = Callable[[float, list[Output]], None]
 

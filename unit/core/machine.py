@@ -17,9 +17,9 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from unit import sounds, views
-from unit.clock import EPSILON, Deadlines, GameClock, ceil_seconds, spin_offsets
-from unit.config import BUILD_RESULTS, Config
+from unit.app.config import BUILD_RESULTS, Config
+from unit.core import sounds, views
+from unit.core.clock import EPSILON, Deadlines, GameClock, ceil_seconds, spin_offsets
 
 BUTTONS = ("power", "auction", "build")
 

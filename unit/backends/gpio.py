@@ -20,11 +20,11 @@ import subprocess
 import threading
 from collections.abc import Callable
 
-from unit import screen, views
-from unit.config import Config
-from unit.core import BUTTONS, LedChanged, Pressed, Released, SoundPlayed, Switched
+from unit.app.config import Config
+from unit.backends import oled as screen
+from unit.backends.base import Backend
+from unit.core import BUTTONS, LedChanged, Pressed, Released, SoundPlayed, Switched, views
 from unit.errors import UserError
-from unit.runtime import Backend
 
 log = logging.getLogger(__name__)
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from pathlib import Path
 
-from unit import edition as editions
 from unit import fields, yamlfile
-from unit.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Street
+from unit.calculator import edition as editions
+from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Street
 from unit.errors import UserError
 
 

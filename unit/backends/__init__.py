@@ -1,0 +1,1 @@
+"""The hardware side: the Backend interface, OLED drawing, and one module per kind of hardware."""
