@@ -1,0 +1,96 @@
+"""Every word a user reads, in every language: one TOML file per language in ``unit/locales/``.
+
+A word is named by a dotted key (``screen.sold``, ``errors.expected_number``) and
+may hold ``{placeholders}``. French is the reference: every other language file
+has exactly its keys, with the same placeholders, checked once when the
+language is first loaded (and by a test for every file shipped). A third
+language is one more file.
+
+The core never reads these files: it names its words by key and whoever shows
+them passes a :class:`Words` in (see :func:`unit.core.views.describe`).
+"""
+
+from __future__ import annotations
+
+import string
+import tomllib
+from functools import cache
+from importlib import resources
+
+from unit.errors import MonopolyCityError
+
+REFERENCE = "fr"
+
+
+class CatalogError(MonopolyCityError):
+    """A language file is missing, malformed or out of step with the French one (a packaging bug)."""
+
+
+def languages() -> tuple[str, ...]:
+    """The languages shipped, French first."""
+    names = sorted(f.name.removesuffix(".toml") for f in resources.files("unit.locales").iterdir())
+    return tuple(sorted((n for n in names if not n.startswith("_")), key=lambda n: (n != REFERENCE, n)))
+
+
+class Words:
+    """The words of one language: ``words("screen.sold")``, ``words("screen.hours", n=2)``."""
+
+    def __init__(self, language: str, entries: dict[str, str]):
+        self.language = language
+        self.entries = entries
+
+    def __call__(self, key: str, /, **values: object) -> str:
+        return self.entries[key].format(**values)
+
+    def __contains__(self, key: str) -> bool:
+        return key in self.entries
+
+    def __repr__(self) -> str:
+        return f"Words({self.language!r}, {len(self.entries)} entries)"
+
+
+def _flatten(table: dict, prefix: str, into: dict[str, str], source: str) -> dict[str, str]:
+    for key, value in table.items():
+        name = f"{prefix}{key}"
+        if isinstance(value, dict):
+            _flatten(value, name + ".", into, source)
+        elif isinstance(value, str):
+            into[name] = value
+        else:
+            raise CatalogError(f"{source}: {name}: expected a text, got {type(value).__name__}")
+    return into
+
+
+def placeholders(text: str) -> set[str]:
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field}
+
+
+def _read(language: str) -> dict[str, str]:
+    source = f"unit/locales/{language}.toml"
+    try:
+        raw = resources.files("unit.locales").joinpath(f"{language}.toml").read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CatalogError(f"{source}: no such language file") from None
+    try:
+        return _flatten(tomllib.loads(raw), "", {}, source)
+    except tomllib.TOMLDecodeError as error:
+        raise CatalogError(f"{source}: {error}") from None
+
+
+@cache
+def words(language: str = REFERENCE) -> Words:
+    """The checked words of ``language`` (loaded once)."""
+    entries = _read(language)
+    if language != REFERENCE:
+        reference = words(REFERENCE).entries
+        missing = sorted(set(reference) - set(entries))
+        extra = sorted(set(entries) - set(reference))
+        if missing or extra:
+            raise CatalogError(f"unit/locales/{language}.toml: missing {missing}, unknown {extra}")
+        for key, text in entries.items():
+            if placeholders(text) != placeholders(reference[key]):
+                raise CatalogError(
+                    f"unit/locales/{language}.toml: {key}: placeholders {sorted(placeholders(text))}, "
+                    f"French has {sorted(placeholders(reference[key]))}"
+                )
+    return Words(language, entries)
