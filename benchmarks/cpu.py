@@ -10,6 +10,7 @@ device), the three buttons are open (on gpiozero's mock pins).
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -41,9 +42,9 @@ def child(design: str, phase: str, seconds: float) -> float:
         from unit.app import config as configuration
 
         factory = MockFactory(pin_class=MockPWMPin)
-        naive = NaiveUnit(factory, configuration.load().raw["pins"], auction_seconds=int(seconds) + 30)
+        naive = NaiveUnit(factory, dataclasses.asdict(configuration.load().pins), auction_seconds=int(seconds) + 30)
         if phase == "countdown":
-            factory.pin(configuration.load().raw["pins"]["auction"]).drive_low()
+            factory.pin(dataclasses.asdict(configuration.load().pins)["auction"]).drive_low()
         naive.run(0.3)
         before, start = cpu_seconds(), time.monotonic()
         naive.run(seconds)

@@ -44,7 +44,7 @@ class MockUnit:
             self.runtime.step()
 
     def pin(self, name: str):
-        return self.backend.factory.pin(self.config.raw["pins"][name])
+        return self.backend.factory.pin(getattr(self.config.pins, name))
 
     def press(self, name: str) -> None:
         pin = self.pin(name)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import threading
 import time
 from pathlib import Path
@@ -16,7 +17,7 @@ from unit.core import Unit, views
 
 GOLDEN = Path(__file__).parent / "golden"
 QUICK = {"auction": {"seconds": 1.2, "warning_seconds": 0.45, "cancel_hold_seconds": 0.3}}
-PINS = configuration.load().raw["pins"]
+PINS = dataclasses.asdict(configuration.load().pins)
 # The LED pin during a QUICK auction: 1 Hz, lit 0.5 s, dark until the warning at 0.75 s; then 4 Hz
 # (0.125 s) until the end at 1.2 s, dark after.
 QUICK_AUCTION_BLINKS = [

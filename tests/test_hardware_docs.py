@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import dataclasses
 import importlib.util
 import re
 from pathlib import Path
@@ -19,7 +20,7 @@ GROUNDS = {6, 9, 14, 20, 25, 30, 34, 39}
 
 
 def test_pins_yaml_is_the_default_configuration():
-    defaults = configuration.load().raw["pins"]
+    defaults = dataclasses.asdict(configuration.load().pins)
     assert {name: PINS[name]["gpio"] for name in defaults} == defaults
 
 

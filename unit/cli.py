@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from unit import __version__
 from unit.app import config as configuration
-from unit.errors import UserError
+from unit.errors import HardwareError, UserError
 
 
 def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> configuration.Config:
@@ -211,6 +211,13 @@ def _with_language(handler):
     return call
 
 
+def hardware_line(error: HardwareError) -> str:
+    """The backends name the part that failed; the CLI names the option that chose it."""
+    if error.part == "lgpio":
+        return f"--pins lgpio: {error.message}; elsewhere use --pins mock"
+    return str(error)
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -219,6 +226,9 @@ def main(argv: list[str] | None = None) -> int:
         return func(args)
     except UserError as error:
         print(f"monopoly-city: {error}", file=sys.stderr)
+        return error.exit_status
+    except HardwareError as error:
+        print(f"monopoly-city: {hardware_line(error)}", file=sys.stderr)
         return error.exit_status
     except BrokenPipeError:
         # The reader went away (`... | head`): not an error worth a traceback.

@@ -1,13 +1,19 @@
-"""Checked reading of YAML data (editions, game positions): every error names the file and the place.
+"""The validation vocabulary: checked reading of parsed YAML, for every file the project reads.
 
-A file is read once into frozen values; a wrong entry stops everything with one
-line, e.g. ``my-city.yaml: groups[0].districts[2].rents: expected 9 amounts (0 to 8 blocks), got 8``.
+Configuration, scenarios, editions and game files all check their values with
+these functions: each takes the value and ``where`` it was found (the file,
+then after a colon the place inside it) and returns the checked value, or
+raises :class:`~unit.errors.UserError` with one line naming the place and what
+was expected, e.g. ``my-city.yaml: groups[0].districts[2].rents: expected 9
+amounts (0 to 8 blocks), got 8``.
 """
 
 from __future__ import annotations
 
 import difflib
+import math
 import unicodedata
+from collections.abc import Iterable
 from typing import Any
 
 from unit import yamlfile
@@ -41,10 +47,62 @@ def sequence(value: Any, where: str) -> list:
     return value
 
 
-def text(value: Any, where: str) -> str:
+def text(value: Any, where: str, *, what: str = "a name", strip: bool = True) -> str:
     if not isinstance(value, str) or not value.strip():
-        raise UserError(where, f"expected a name, got {yamlfile.type_name(value)}")
-    return value.strip()
+        raise UserError(where, f"expected {what}, got {yamlfile.type_name(value)}")
+    return value.strip() if strip else value
+
+
+def number(
+    value: Any,
+    where: str,
+    *,
+    minimum: float = 0,
+    maximum: float,
+    positive: bool = False,
+    nullable: bool = False,
+) -> float | None:
+    """A finite real number in a range (YAML's booleans are ints to Python, but not numbers here)."""
+    if value is None and nullable:
+        return None
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        expected = "a number" + (" or null" if nullable else "")
+        raise UserError(where, f"expected {expected}, got {yamlfile.type_name(value)}")
+    if positive and value <= 0:
+        raise UserError(where, f"expected a number greater than 0, got {value!r}")
+    if value < minimum:
+        raise UserError(where, f"expected a number of at least {minimum}, got {value!r}")
+    if value > maximum:
+        raise UserError(where, f"expected at most {maximum}, got {value!r}")
+    return value
+
+
+def seconds(value: Any, where: str, *, maximum: float, positive: bool = False) -> float:
+    """A time in seconds, as a scenario writes it."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
+        raise UserError(where, f"expected a number of seconds, got {yamlfile.type_name(value)}")
+    if value < 0 or (positive and value == 0):
+        raise UserError(
+            where, f"expected a {'positive' if positive else 'non-negative'} number of seconds, got {value:g}"
+        )
+    if value > maximum:
+        raise UserError(where, f"expected at most {maximum:g} seconds, got {value:g}")
+    return float(value)
+
+
+def choice(value: Any, where: str, options: Iterable[str]) -> str:
+    """One of a few words (a StrEnum's values, typically)."""
+    options = [str(o) for o in options]
+    if not isinstance(value, str) or value not in options:
+        raise UserError(where, f"expected one of {', '.join(options)}, got {yamlfile.type_name(value)}")
+    return value
+
+
+def unknown_key(where: str, key: object, known: Iterable[object]) -> UserError:
+    """The error for ``key``, found at ``where``, that the schema does not have (with a suggestion when close)."""
+    names = [str(k) for k in known]
+    hint = suggestion(str(key), names)
+    return UserError(where, f"unknown key{hint} (expected one of: {', '.join(names)})")
 
 
 def integer(value: Any, where: str, minimum: int = 0, maximum: int = 10**6) -> int:

@@ -1,191 +1,125 @@
 """The unit's configuration: shipped defaults, overridden by files, validated once.
 
-The defaults live in ``defaults.yaml`` inside the package. Each override layer
+The defaults live in ``defaults.yaml`` beside this module. Each override layer
 (a scenario's ``config:`` block, a ``--config`` file) may set any subset of the
-keys; layers are merged in order and the result is checked once. A problem is
-reported as a :class:`~unit.errors.UserError` naming the layer (file), the key
-and what was expected.
+keys; layers are merged in order and the result is checked once, with the
+shared validation vocabulary (:mod:`unit.fields`). A problem is reported as a
+:class:`~unit.errors.UserError` naming the layer (file), the key and what was
+expected. What comes out is a frozen :class:`~unit.core.settings.Config`: no
+YAML mapping goes further than this module.
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable
-from dataclasses import dataclass
+from functools import partial
 from importlib import resources
+from types import MappingProxyType
 from typing import Any
 
-from unit import yamlfile
+from unit import fields, yamlfile
+from unit.core.settings import (
+    BUILD_RESULTS,
+    AuctionSettings,
+    BuildResult,
+    BuildSettings,
+    ButtonSettings,
+    BuzzerSettings,
+    BuzzerType,
+    Config,
+    DisplayDriver,
+    DisplaySettings,
+    GameSettings,
+    PinSettings,
+    PowerControl,
+    PowerSettings,
+)
 from unit.errors import UserError
 
-BUILD_RESULTS = (1, 2, 3, "station")
+__all__ = ["Config", "DEFAULTS_NAME", "Layers", "defaults", "load", "load_file"]
+
 DEFAULTS_NAME = "unit/app/defaults.yaml"
+MINUTES_IN_A_WEEK = 7 * 24 * 60.0
 
-
-# --- the checked configuration ---------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class GameConfig:
-    minutes: float | None
-    final_warning_minutes: float
-
-    @property
-    def seconds(self) -> float | None:
-        return None if self.minutes is None else self.minutes * 60
-
-
-@dataclass(frozen=True)
-class AuctionConfig:
-    seconds: float
-    warning_seconds: float
-    cancel_hold_seconds: float
-
-
-@dataclass(frozen=True)
-class BuildConfig:
-    weights: dict[int | str, float]
-    spin_seconds: float
-    show_seconds: float
-
-
-@dataclass(frozen=True)
-class PowerConfig:
-    control: str
-    shutdown_hold_seconds: float
-    shutdown_command: str
-
-
-@dataclass(frozen=True)
-class Config:
-    language: str
-    game: GameConfig
-    auction: AuctionConfig
-    build: BuildConfig
-    power: PowerConfig
-    raw: dict  # the merged mapping, for sections other modules read themselves
-
-
-# --- the schema: one checker per key ------------------------------------------------------
+# --- the schema: one checker per key, from the shared vocabulary -----------------------------
 
 Checker = Callable[[Any, str], Any]
 
 
-def number(*, minimum: float = 0, positive: bool = False, maximum: float, nullable: bool = False) -> Checker:
-    """A real number in a range (booleans are not numbers here, though YAML's are ints)."""
-
-    def check(value: Any, key: str) -> Any:
-        if value is None and nullable:
-            return None
-        if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-            expected = "a number" + (" or null" if nullable else "")
-            raise _Bad(key, f"expected {expected}, got {yamlfile.type_name(value)}")
-        if positive and value <= 0:
-            raise _Bad(key, f"expected a number greater than 0, got {value!r}")
-        if value < minimum:
-            raise _Bad(key, f"expected a number of at least {minimum}, got {value!r}")
-        if value > maximum:
-            raise _Bad(key, f"expected at most {maximum}, got {value!r}")
-        return value
-
-    return check
-
-
-def integer(*, minimum: int, maximum: int) -> Checker:
-    def check(value: Any, key: str) -> Any:
-        if isinstance(value, bool) or not isinstance(value, int):
-            raise _Bad(key, f"expected a whole number, got {yamlfile.type_name(value)}")
-        if not minimum <= value <= maximum:
-            raise _Bad(key, f"expected a whole number from {minimum} to {maximum}, got {value}")
-        return value
-
-    return check
-
-
-def text(value: Any, key: str) -> Any:
-    if not isinstance(value, str) or not value.strip():
-        raise _Bad(key, f"expected a non-empty text, got {yamlfile.type_name(value)}")
-    return value
-
-
-def choice(*options: str) -> Checker:
-    def check(value: Any, key: str) -> Any:
-        if value not in options:
-            raise _Bad(key, f"expected one of {', '.join(options)}, got {yamlfile.type_name(value)}")
-        return value
-
-    return check
-
-
-def weights(value: Any, key: str) -> dict:
+def _weights(value: Any, where: str) -> dict[BuildResult, float]:
     """Build odds: a mapping from 1, 2, 3, station to non-negative numbers."""
     if not isinstance(value, dict):
-        raise _Bad(
-            key, f"expected a mapping like {{1: 25, 2: 25, 3: 25, station: 25}}, got {yamlfile.type_name(value)}"
+        raise UserError(
+            where, f"expected a mapping like {{1: 25, 2: 25, 3: 25, station: 25}}, got {yamlfile.type_name(value)}"
         )
-    out: dict[int | str, float] = {}
+    out: dict[BuildResult, float] = {}
     for name, weight in value.items():
         result = _build_result(name)
         if result is None:
-            raise _Bad(f"{key}.{name}", "unknown build result (expected 1, 2, 3 or station)")
-        out[result] = number(maximum=1e6)(weight, f"{key}.{name}")
+            raise UserError(f"{where}.{name}", "unknown build result (expected 1, 2, 3 or station)")
+        checked = fields.number(weight, f"{where}.{name}", maximum=1e6)
+        assert checked is not None  # not nullable
+        out[result] = checked
     return out
 
 
-def _build_result(name: Any) -> int | str | None:
+def _build_result(name: Any) -> BuildResult | None:
     if isinstance(name, bool):
         return None
-    if name in (1, 2, 3, "station"):
-        return name
-    if name in ("1", "2", "3"):
-        return int(name)
+    for result in BUILD_RESULTS:
+        if name == result or name == str(result):
+            return result
     return None
 
 
-HOUR = 60.0
+def _integer(minimum: int, maximum: int) -> Checker:
+    return partial(fields.integer, minimum=minimum, maximum=maximum)
+
+
+def _number(**limits: Any) -> Checker:
+    return partial(fields.number, **limits)
+
+
+def _choice(options: Any) -> Checker:
+    return partial(fields.choice, options=[str(o) for o in options])
+
+
 SCHEMA: dict[str, Any] = {
-    "language": choice("fr", "en"),
+    "language": _choice(["fr", "en"]),
     "game": {
-        "minutes": number(positive=True, maximum=7 * 24 * HOUR, nullable=True),
-        "final_warning_minutes": number(maximum=7 * 24 * HOUR),
+        "minutes": _number(positive=True, maximum=MINUTES_IN_A_WEEK, nullable=True),
+        "final_warning_minutes": _number(maximum=MINUTES_IN_A_WEEK),
     },
     "auction": {
-        "seconds": number(positive=True, maximum=3600),
-        "warning_seconds": number(maximum=3600),
-        "cancel_hold_seconds": number(positive=True, maximum=60),
+        "seconds": _number(positive=True, maximum=3600),
+        "warning_seconds": _number(maximum=3600),
+        "cancel_hold_seconds": _number(positive=True, maximum=60),
     },
     "build": {
-        "weights": weights,
-        "spin_seconds": number(maximum=60),
-        "show_seconds": number(positive=True, maximum=3600),
+        "weights": _weights,
+        "spin_seconds": _number(maximum=60),
+        "show_seconds": _number(positive=True, maximum=3600),
     },
     "power": {
-        "control": choice("button", "switch"),
-        "shutdown_hold_seconds": number(positive=True, maximum=60),
-        "shutdown_command": text,
+        "control": _choice(PowerControl),
+        "shutdown_hold_seconds": _number(positive=True, maximum=60),
+        "shutdown_command": partial(fields.text, what="a non-empty text", strip=False),
     },
-    "pins": {name: integer(minimum=0, maximum=27) for name in ("power", "auction", "build", "led", "buzzer")},
-    "buttons": {"bounce_seconds": number(maximum=0.5)},
+    "pins": {name: _integer(0, 27) for name in ("power", "auction", "build", "led", "buzzer")},
+    "buttons": {"bounce_seconds": _number(maximum=0.5)},
     "buzzer": {
-        "type": choice("passive", "active"),
-        "mid_tone_hz": number(positive=True, maximum=10_000),
-        "octaves": integer(minimum=1, maximum=3),
+        "type": _choice(BuzzerType),
+        "mid_tone_hz": _number(positive=True, maximum=10_000),
+        "octaves": _integer(1, 3),
     },
     "display": {
-        "driver": choice("ssd1306", "sh1106"),
-        "i2c_port": integer(minimum=0, maximum=99),
-        "i2c_address": integer(minimum=0x03, maximum=0x77),
-        "rotate": integer(minimum=0, maximum=3),
-        "retry_seconds": number(positive=True, maximum=3600),
+        "driver": _choice(DisplayDriver),
+        "i2c_port": _integer(0, 99),
+        "i2c_address": _integer(0x03, 0x77),
+        "rotate": _integer(0, 3),
+        "retry_seconds": _number(positive=True, maximum=3600),
     },
 }
-
-
-class _Bad(Exception):
-    def __init__(self, key: str, message: str):
-        super().__init__(message)
-        self.key = key
-        self.message = message
 
 
 # --- loading -------------------------------------------------------------------------------
@@ -193,7 +127,9 @@ class _Bad(Exception):
 
 def defaults() -> dict:
     text = resources.files("unit.app").joinpath("defaults.yaml").read_text(encoding="utf-8")
-    return yamlfile.parse(text, DEFAULTS_NAME, what="configuration")
+    data = yamlfile.parse(text, DEFAULTS_NAME, what="configuration")
+    assert isinstance(data, dict), DEFAULTS_NAME
+    return data
 
 
 class Layers:
@@ -206,24 +142,21 @@ class Layers:
 
     def add(self, overrides: Any, source: str) -> None:
         """Check ``overrides`` against the schema and merge it in; ``source`` names it in errors."""
-        try:
-            self._merge(self.merged, overrides, SCHEMA, "", source)
-        except _Bad as bad:
-            raise UserError(f"{source}: {bad.key}" if bad.key else source, bad.message) from None
+        self._merge(self.merged, overrides, SCHEMA, "", source)
 
     def _merge(self, into: dict, overrides: Any, schema: dict, prefix: str, source: str) -> None:
         if not isinstance(overrides, dict):
-            raise _Bad(prefix.rstrip("."), f"expected a mapping of settings, got {yamlfile.type_name(overrides)}")
+            where = f"{source}: {prefix.rstrip('.')}" if prefix else source
+            raise UserError(where, f"expected a mapping of settings, got {yamlfile.type_name(overrides)}")
         for key, value in overrides.items():
             path = f"{prefix}{key}"
             if key not in schema:
-                known = ", ".join(schema)
-                raise _Bad(path, f"unknown key (expected one of: {known})")
+                raise fields.unknown_key(f"{source}: {path}", key, schema)
             rule = schema[key]
             if isinstance(rule, dict):
                 self._merge(into.setdefault(key, {}), value, rule, path + ".", source)
             else:
-                checked = rule(value, path)
+                checked = rule(value, f"{source}: {path}")
                 if isinstance(checked, dict):  # weights: a partial mapping keeps the other odds
                     checked = {**into.get(key, {}), **checked}
                 into[key] = checked
@@ -262,14 +195,23 @@ class Layers:
             raise UserError(
                 f"{self.blame('build.weights')}: build.weights", "expected at least one weight above 0, all are 0"
             )
+        buzzer, display = m["buzzer"], m["display"]
         return Config(
             language=m["language"],
-            game=GameConfig(**game),
-            auction=AuctionConfig(**auction),
-            build=BuildConfig(weights=odds, spin_seconds=build["spin_seconds"], show_seconds=build["show_seconds"]),
-            power=PowerConfig(**power),
-            raw=m,
+            game=GameSettings(**game),
+            auction=AuctionSettings(**auction),
+            build=BuildSettings(MappingProxyType(odds), build["spin_seconds"], build["show_seconds"]),
+            power=PowerSettings(
+                PowerControl(power["control"]), power["shutdown_hold_seconds"], power["shutdown_command"]
+            ),
+            pins=PinSettings(**m["pins"]),
+            buttons=ButtonSettings(**m["buttons"]),
+            buzzer=BuzzerSettings(BuzzerType(buzzer["type"]), buzzer["mid_tone_hz"], buzzer["octaves"]),
+            display=DisplaySettings(DisplayDriver(display["driver"]), *(display[k] for k in DISPLAY_KEYS)),
         )
+
+
+DISPLAY_KEYS = ("i2c_port", "i2c_address", "rotate", "retry_seconds")
 
 
 def load(*layers: tuple[Any, str]) -> Config:

@@ -8,13 +8,12 @@ which events are allowed).
 
 from __future__ import annotations
 
-import math
 from dataclasses import dataclass
 from typing import Any
 
-from unit import yamlfile
-from unit.app.config import Config
-from unit.core import BUTTONS, Event, Pressed, Released, Switched
+from unit import fields, yamlfile
+from unit.core import BUTTONS, Button, Config, Event, Pressed, Released, Switched
+from unit.core.settings import PowerControl
 from unit.errors import UserError
 
 PRESS_SECONDS = 0.1  # a `press` is released this long after it starts
@@ -55,11 +54,11 @@ class Scenario:
         for i, action in enumerate(self.actions):
             where = f"{self.source}: events[{i}]"
             if action.kind == "switch":
-                if config.power.control != "switch":
+                if config.power.control != PowerControl.SWITCH:
                     raise UserError(where, "`switch` needs power.control: switch (the power control is a push button)")
                 steps.append((action.at, len(steps), Switched(action.target == "on")))
                 continue
-            if action.target == "power" and config.power.control == "switch":
+            if action.target == "power" and config.power.control == PowerControl.SWITCH:
                 raise UserError(
                     where, "power is a latching switch (power.control: switch): use `switch: on` or `switch: off`"
                 )
@@ -67,8 +66,8 @@ class Scenario:
                 raise UserError(where, f"{action.target} is still held until {held_until[action.target]:g}")
             length = PRESS_SECONDS if action.kind == "press" else action.seconds
             held_until[action.target] = action.at + length
-            steps.append((action.at, len(steps), Pressed(action.target)))
-            steps.append((action.at + length, len(steps), Released(action.target)))
+            steps.append((action.at, len(steps), Pressed(Button(action.target))))
+            steps.append((action.at + length, len(steps), Released(Button(action.target))))
         steps.sort(key=lambda s: (s[0], s[1]))
         return [Step(at, event) for at, _, event in steps]
 
@@ -146,12 +145,4 @@ def _action(raw: Any, where: str) -> Action:
 
 
 def _seconds(value: Any, where: str, *, positive: bool = False) -> float:
-    if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise UserError(where, f"expected a number of seconds, got {yamlfile.type_name(value)}")
-    if value < 0 or (positive and value == 0):
-        raise UserError(
-            where, f"expected a {'positive' if positive else 'non-negative'} number of seconds, got {value:g}"
-        )
-    if value > MAX_SECONDS:
-        raise UserError(where, f"expected at most {MAX_SECONDS:g} seconds, got {value:g}")
-    return float(value)
+    return fields.seconds(value, where, maximum=MAX_SECONDS, positive=positive)

@@ -12,10 +12,11 @@ import threading
 from collections.abc import Iterable
 from typing import IO
 
+from unit import i18n
 from unit.core import BuildDrawn, LedChanged, Output, ScreenChanged, SoundPlayed, StateChanged, SystemRequested, views
 
 
-def record(t: float, output: Output, language: str) -> dict:
+def record(t: float, output: Output, words: views.Words) -> dict:
     """The trace object for one core output at time ``t`` (seconds)."""
     head = {"t": round(float(t), 3)}
     match output:
@@ -26,7 +27,7 @@ def record(t: float, output: Output, language: str) -> dict:
         case SoundPlayed(name=name):
             return head | {"kind": "sound", "name": name, "tones": [list(tone) for tone in output.tones]}
         case ScreenChanged(view=view):
-            return head | {"kind": "screen", "text": views.describe(view, language)}
+            return head | {"kind": "screen", "text": views.describe(view, words)}
         case BuildDrawn(result=result):
             return head | {"kind": "build", "result": result}
         case SystemRequested(action=action):
@@ -48,13 +49,14 @@ class TraceWriter:
     def __init__(self, stream: IO[str], language: str, *, flush: bool = False):
         self.stream = stream
         self.language = language
+        self.words = i18n.words(language)
         self.flush = flush  # real-time traces: every line on disk at once
         self._last_text: str | None = None
         self._lock = threading.Lock()  # pin changes are traced from gpiozero's threads
 
     def write(self, t: float, outputs: Iterable[Output]) -> None:
         for output in outputs:
-            obj = record(t, output, self.language)
+            obj = record(t, output, self.words)
             if obj["kind"] == "screen":
                 if obj["text"] == self._last_text:
                     continue

@@ -21,10 +21,11 @@ from importlib import resources
 
 from luma.core.device import dummy
 
-from unit.app.config import Config
+from unit import i18n
 from unit.backends import oled as screen
 from unit.backends.base import STOP, Backend
-from unit.core import LedChanged, Pressed, Released, SoundPlayed, Switched, views
+from unit.core import Button, Config, LedChanged, LedMode, Pressed, Released, SoundPlayed, Switched, views
+from unit.core.settings import PowerControl
 
 log = logging.getLogger(__name__)
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any `import pygame`
@@ -35,7 +36,7 @@ OLED_AT = (44, 40)
 LED_AT = (300, 324)
 LED_RADIUS = 11
 BUTTON_TOP, BUTTON_SIZE = 352, (160, 52)
-BUTTON_LEFTS = {"power": 44, "auction": 220, "build": 396}
+BUTTON_LEFTS = {Button.POWER: 44, Button.AUCTION: 220, Button.BUILD: 396}
 
 BACKGROUND = (34, 36, 42)
 CASE = (58, 62, 70)
@@ -49,16 +50,16 @@ BUTTON_DOWN = (130, 132, 140)
 LABEL = (20, 20, 24)
 HINT = (190, 194, 202)
 
-LABELS = {
-    "fr": {"power": "ON/OFF", "auction": "ENCHÈRES", "build": "CONSTRUCTION"},
-    "en": {"power": "ON/OFF", "auction": "AUCTION", "build": "BUILD"},
-}
-HINTS = {
-    "fr": "Touches : O = ON/OFF, E = ENCHÈRES, C = CONSTRUCTION (maintenir = appui long) · Échap : quitter",
-    "en": "Keys: O = ON/OFF, A = AUCTION, B = BUILD (hold = long press) · Esc: quit",
-}
 # Both languages' letters work, whatever the configured language.
-KEYS = {"o": "power", "p": "power", "e": "auction", "a": "auction", "space": "auction", "c": "build", "b": "build"}
+KEYS = {
+    "o": Button.POWER,
+    "p": Button.POWER,
+    "e": Button.AUCTION,
+    "a": Button.AUCTION,
+    "space": Button.AUCTION,
+    "c": Button.BUILD,
+    "b": Button.BUILD,
+}
 
 #: Cap on one wait, so that Ctrl-C in the terminal is seen: SDL's wait does not wake for signals.
 MAX_WAIT = 0.5
@@ -97,11 +98,12 @@ class Emulator(Backend):
     def __init__(self, config: Config, screenshot: str | None = None):
         self.config = config
         self.language = config.language
+        self.words = i18n.words(config.language)
         self.screenshot = screenshot
-        self.switch_control = config.power.control == "switch"
+        self.switch_control = config.power.control == PowerControl.SWITCH
         self.switch_on = False
-        self.held: set[str] = set()
-        self.led = LedChanged("off")
+        self.held: set[Button] = set()
+        self.led = LedChanged(LedMode.OFF)
         self.led_since = 0.0
         self._led_lit = False
         self._sounds: dict[str, object] = {}
@@ -180,14 +182,14 @@ class Emulator(Backend):
         elif event.type in (pg.WINDOWEXPOSED, pg.VIDEOEXPOSE):
             self.redraw()
 
-    def button(self, name: str, down: bool) -> None:
+    def button(self, name: Button, down: bool) -> None:
         if down == (name in self.held):
             return  # already in that position (a key held while the mouse also presses)
         if down:
             self.held.add(name)
         else:
             self.held.discard(name)
-        if name == "power" and self.switch_control:
+        if name == Button.POWER and self.switch_control:
             if down:  # a latching switch: each click flips it
                 self.switch_on = not self.switch_on
                 self.post(Switched(self.switch_on))
@@ -207,13 +209,13 @@ class Emulator(Backend):
         self.redraw()
 
     def led_lit(self, now: float) -> bool:
-        if self.led.mode != "blink":
-            return self.led.mode == "on"
+        if self.led.mode != LedMode.BLINK:
+            return self.led.mode == LedMode.ON
         half_periods = int((now - self.led_since) * self.led.hz * 2 + 1e-9)
         return half_periods % 2 == 0  # lit first, like gpiozero's blink
 
     def next_deadline(self) -> float | None:
-        if self.led.mode != "blink":
+        if self.led.mode != LedMode.BLINK or not self.led.hz:
             return None
         half = 1 / (2 * self.led.hz)
         done = int((self.clock() - self.led_since) / half + 1e-9) + 1
@@ -252,12 +254,11 @@ class Emulator(Backend):
         pg.draw.circle(win, LED_LIT if self._led_lit else LED_DARK, LED_AT, LED_RADIUS)
         pg.draw.circle(win, BEZEL, LED_AT, LED_RADIUS, width=2)
         # The buttons.
-        labels = LABELS[self.language]
         for name, rect in self.buttons.items():
-            down = name in self.held or (name == "power" and self.switch_control and self.switch_on)
+            down = name in self.held or (name == Button.POWER and self.switch_control and self.switch_on)
             pg.draw.rect(win, BUTTON_DOWN if down else BUTTON_UP, rect, border_radius=10)
-            text = self.label_font.render(labels[name], True, LABEL)
+            text = self.label_font.render(self.words(f"emulator.{name}"), True, LABEL)
             win.blit(text, text.get_rect(center=rect.center))
-        hint = self.hint_font.render(HINTS[self.language], True, HINT)
+        hint = self.hint_font.render(self.words("emulator.hint"), True, HINT)
         win.blit(hint, hint.get_rect(center=(WINDOW[0] // 2, WINDOW[1] - 16)))
         pg.display.flip()

@@ -19,12 +19,13 @@ import shlex
 import subprocess
 import threading
 from collections.abc import Callable
+from typing import Any
 
-from unit.app.config import Config
 from unit.backends import oled as screen
 from unit.backends.base import Backend
-from unit.core import BUTTONS, LedChanged, Pressed, Released, SoundPlayed, Switched, views
-from unit.errors import UserError
+from unit.core import BUTTONS, Button, Config, LedChanged, LedMode, Pressed, Released, SoundPlayed, Switched, views
+from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl
+from unit.errors import HardwareError
 
 log = logging.getLogger(__name__)
 
@@ -64,25 +65,25 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
 
             return LGPIOFactory()
         except Exception as error:  # no lgpio module, or no /dev/gpiochip: not a Pi
-            raise UserError(
-                "--pins lgpio",
+            raise HardwareError(
+                "lgpio",
                 f"cannot open the Raspberry Pi's GPIO ({error}); on a Pi: pip install '.[pi]' "
-                "(or apt install python3-lgpio); elsewhere use --pins mock",
+                "(or apt install python3-lgpio)",
             ) from None
     raise ValueError(f"unknown pin factory {kind!r}")
 
 
-def open_oled(config: dict):
+def open_oled(settings: DisplaySettings):
     """The real OLED on I2C (luma.oled's ssd1306 or sh1106)."""
     from luma.core.interface.serial import i2c
     from luma.oled.device import sh1106, ssd1306
 
-    driver = {"ssd1306": ssd1306, "sh1106": sh1106}[config["driver"]]
-    serial = i2c(port=config["i2c_port"], address=config["i2c_address"])
-    return driver(serial, width=screen.WIDTH, height=screen.HEIGHT, rotate=config["rotate"])
+    driver = {DisplayDriver.SSD1306: ssd1306, DisplayDriver.SH1106: sh1106}[settings.driver]
+    serial = i2c(port=settings.i2c_port, address=settings.i2c_address)
+    return driver(serial, width=screen.WIDTH, height=screen.HEIGHT, rotate=settings.rotate)
 
 
-def open_dummy(config: dict):
+def open_dummy(settings: DisplaySettings):
     from luma.core.device import dummy
 
     return dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1")
@@ -160,7 +161,6 @@ class Gpio(Backend):
         trace=None,
     ):
         self.config = config
-        self.settings = config.raw
         self.pins = pins
         self.open_display = open_display or (open_dummy if pins == "mock" else open_oled)
         self.shutdown_command = shutdown_command
@@ -169,45 +169,60 @@ class Gpio(Backend):
         self.view: views.View = views.Off()
         self._display_retry_at: float | None = None
         self._display_outage = False
-        self._ignored_until_released: set[str] = set()
+        self._ignored_until_released: set[Button] = set()
         self._tracing_pins = False
         self._last_pin_values: dict[str, tuple] = {}
+        # Claimed by open(), released by close(): None until then, so close() is always safe.
+        self.factory: Any = None
+        self.inputs: dict[Button, Any] = {}
+        self.led: Any = None
+        self.buzzer: Any = None
+        self.player: TonePlayer | None = None
 
     # --- opening ------------------------------------------------------------------------------
 
     def open(self, post, clock) -> None:
+        """Claim the pins and open the display; if anything fails halfway, release what was claimed."""
         super().open(post, clock)
+        try:
+            self._open_devices()
+            self._open_display()
+            self._wire_inputs()
+        except BaseException:
+            self.close()
+            raise
+        self._tracing_pins = True
+
+    def _open_devices(self) -> None:
         from gpiozero import LED, Buzzer, DigitalInputDevice, TonalBuzzer
         from gpiozero.tones import Tone
 
         self.factory = pin_factory(self.pins, self._pin_changed if self.trace is not None else None)
-        pins, buttons, buzzer = self.settings["pins"], self.settings["buttons"], self.settings["buzzer"]
-        self.inputs = {}
-        for name in BUTTONS:
-            device = DigitalInputDevice(
-                pins[name], pull_up=True, bounce_time=buttons["bounce_seconds"], pin_factory=self.factory
+        pins, buzzer = self.config.pins, self.config.buzzer
+        for button in BUTTONS:
+            self.inputs[button] = DigitalInputDevice(
+                getattr(pins, button),
+                pull_up=True,
+                bounce_time=self.config.buttons.bounce_seconds,
+                pin_factory=self.factory,
             )
-            self.inputs[name] = device
-        self.led = LED(pins["led"], pin_factory=self.factory)
-        if buzzer["type"] == "passive":
-            device = TonalBuzzer(
-                pins["buzzer"],
-                mid_tone=Tone(frequency=buzzer["mid_tone_hz"]),
-                octaves=buzzer["octaves"],
+        self.led = LED(pins.led, pin_factory=self.factory)
+        passive = buzzer.type == BuzzerType.PASSIVE
+        if passive:
+            self.buzzer = TonalBuzzer(
+                pins.buzzer,
+                mid_tone=Tone(frequency=buzzer.mid_tone_hz),
+                octaves=buzzer.octaves,
                 pin_factory=self.factory,
             )
         else:
-            device = Buzzer(pins["buzzer"], pin_factory=self.factory)
-        self.buzzer = device
-        self.player = TonePlayer(device, passive=buzzer["type"] == "passive")
-        self._open_display()
-        self._wire_inputs()
-        self._tracing_pins = True
+            self.buzzer = Buzzer(pins.buzzer, pin_factory=self.factory)
+        self.player = TonePlayer(self.buzzer, passive=passive)
 
     def _wire_inputs(self) -> None:
-        switch = self.config.power.control == "switch"
+        switch = self.config.power.control == PowerControl.SWITCH
         for name, device in self.inputs.items():
-            if name == "power" and switch:
+            if name == Button.POWER and switch:
                 device.when_activated = lambda: self.post(Switched(True))
                 device.when_deactivated = lambda: self.post(Switched(False))
                 self.post(Switched(device.is_active))  # the switch's position at start-up is the state
@@ -235,7 +250,7 @@ class Gpio(Backend):
             return  # PWM stop() changes the frequency and the state: one record
         self._last_pin_values[pin.info.name] = (value, hz)
         number = int(pin.info.name.removeprefix("GPIO"))
-        name = {self.settings["pins"]["led"]: "led", self.settings["pins"]["buzzer"]: "buzzer"}.get(number)
+        name = {self.config.pins.led: "led", self.config.pins.buzzer: "buzzer"}.get(number)
         record = {"t": round(self.clock() - self.started, 3), "kind": "pin", "pin": name or pin.info.name}
         record |= {"gpio": number, "value": value, "hz": hz}
         self.trace.write_record(record)
@@ -245,7 +260,7 @@ class Gpio(Backend):
     def _open_display(self) -> None:
         self._display_retry_at = None
         try:
-            device = self.open_display(self.settings["display"])
+            device = self.open_display(self.config.display)
         except Exception as error:  # luma raises DeviceNotFoundError, smbus2 OSError, ...
             self._display_failed(f"cannot open the display: {error}")
             return
@@ -260,7 +275,7 @@ class Gpio(Backend):
             log.warning("%s; timing goes on with the LED and the buzzer, retrying", why)
             self._display_outage = True
         self.display = None
-        self._display_retry_at = self.clock() + self.settings["display"]["retry_seconds"]
+        self._display_retry_at = self.clock() + self.config.display.retry_seconds
 
     def _draw(self, view: views.View) -> None:
         if self.display is None:
@@ -284,16 +299,17 @@ class Gpio(Backend):
         self._draw(view)
 
     def set_led(self, led: LedChanged) -> None:
-        if led.mode == "blink":
+        if led.mode == LedMode.BLINK and led.hz:
             half = 1 / (2 * led.hz)
             self.led.blink(on_time=half, off_time=half, background=True)
-        elif led.mode == "on":
+        elif led.mode == LedMode.ON:
             self.led.on()
         else:
             self.led.off()
 
     def play(self, sound: SoundPlayed) -> None:
-        self.player.play(sound.tones)
+        if self.player is not None:
+            self.player.play(sound.tones)
 
     def inject(self, event) -> None:
         """Scripted inputs drive the mock pins, so the whole path from the pin edge runs."""
@@ -301,9 +317,9 @@ class Gpio(Backend):
             super().inject(event)
             return
         if isinstance(event, Switched):
-            pin, down = self.factory.pin(self.settings["pins"]["power"]), event.on
+            pin, down = self.factory.pin(self.config.pins.power), event.on
         else:
-            pin, down = self.factory.pin(self.settings["pins"][event.button]), isinstance(event, Pressed)
+            pin, down = self.factory.pin(getattr(self.config.pins, event.button)), isinstance(event, Pressed)
         if down:
             pin.drive_low()  # pull-up: pressed (or switched on) is low
         else:
@@ -324,10 +340,11 @@ class Gpio(Backend):
         return True
 
     def close(self) -> None:
-        if hasattr(self, "player"):
+        """Release every pin claimed (safe to call twice, and after an open that failed halfway)."""
+        if self.player is not None:
             self.player.close()
-        for device in [*getattr(self, "inputs", {}).values(), getattr(self, "led", None)]:
+            self.player = None
+        for device in [*self.inputs.values(), self.led, self.buzzer]:
             if device is not None:
                 device.close()
-        if getattr(self, "buzzer", None) is not None:
-            self.buzzer.close()
+        self.inputs, self.led, self.buzzer = {}, None, None

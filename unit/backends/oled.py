@@ -16,7 +16,9 @@ from luma.core.device import dummy
 from luma.core.render import canvas
 from PIL import Image, ImageDraw, ImageFont
 
+from unit import i18n
 from unit.core import views
+from unit.core.views import BannerKind
 
 WIDTH, HEIGHT = 128, 64
 #: The vendored DejaVu Sans Bold (with its licence beside it), for the OLED and the emulator's labels.
@@ -73,7 +75,7 @@ class Painter:
 
     def __init__(self, language: str):
         self.language = language
-        self.words = views.words(language)
+        self.words = i18n.words(language)
 
     def paint(self, draw: ImageDraw.ImageDraw, view: views.View) -> None:
         match view:
@@ -96,8 +98,11 @@ class Painter:
 
     def ready(self, draw: ImageDraw.ImageDraw, view: views.Ready) -> None:
         w = self.words
-        label = w["left"] if view.counts_down else w["played"]
-        length = f"{w['game']} {views.duration(view.game_minutes * 60)}" if view.counts_down else w["untimed"]
+        label = w("screen.left") if view.counts_down else w("screen.played")
+        if view.counts_down and view.game_minutes is not None:
+            length = f"{w('screen.game')} {views.duration(view.game_minutes * 60)}"
+        else:
+            length = w("screen.untimed")
         draw.text((0, 10), label, font=font(10), fill=ON, anchor="ls")
         draw.text((WIDTH, 10), length, font=font(10), fill=ON, anchor="rs")
         draw.line((0, 13, WIDTH - 1, 13), fill=ON)
@@ -119,7 +124,7 @@ class Painter:
         if view.warning:
             draw.rectangle((0, 0, WIDTH - 1, HEIGHT - 1), fill=paper)
         # On a baseline low enough that the accent of ENCHÈRES is not clipped.
-        draw.text((1, 12), self.words["auction"], font=font(11), fill=ink, anchor="ls")
+        draw.text((1, 12), self.words("screen.auction"), font=font(11), fill=ink, anchor="ls")
         if view.warning:
             draw.text((WIDTH - 2, 12), "!", font=font(11), fill=ink, anchor="rs")
         centred(draw, 32, str(view.seconds_left), 40, ink)
@@ -130,9 +135,10 @@ class Painter:
             draw.rectangle((2, 58, 1 + filled, HEIGHT - 3), fill=ink)
 
     def banner(self, draw: ImageDraw.ImageDraw, view: views.Banner) -> None:
-        text = views.banner_text(view, self.language)
-        first, _, second = text.partition(" ") if view.kind in ("hour", "resumed") else (text, "", "")
-        if view.kind == "hour":  # "2 HEURES JOUÉES": the number big, the words below
+        text = views.banner_text(view, self.words)
+        two_lines = view.kind in (BannerKind.HOUR, BannerKind.RESUMED)
+        first, _, second = text.partition(" ") if two_lines else (text, "", "")
+        if view.kind == BannerKind.HOUR:  # "2 HEURES JOUÉES": the number big, the words below
             centred(draw, 22, first, 34)
             centred(draw, 54, second, fitting_size(second, 14))
         elif second:
@@ -143,7 +149,7 @@ class Painter:
 
     def build(self, draw: ImageDraw.ImageDraw, view: views.Build) -> None:
         w = self.words
-        draw.text((0, 10), w["build"], font=font(10), fill=ON, anchor="ls")
+        draw.text((0, 10), w("screen.build"), font=font(10), fill=ON, anchor="ls")
         cell, gap = 28, 4
         x0 = (WIDTH - (4 * cell + 3 * gap)) // 2
         top = 16
@@ -159,7 +165,7 @@ class Painter:
             else:
                 draw.text((x + cell // 2, top + cell // 2), str(icon), font=font(20), fill=ink, anchor="mm")
         if view.result is not None:
-            allowance = views.build_allowance(view.result, self.language)
+            allowance = views.build_allowance(view.result, self.words)
             centred(draw, 56, allowance, fitting_size(allowance, 12))
 
     @staticmethod
@@ -170,15 +176,15 @@ class Painter:
                     draw.point((x + dx, y + dy), fill=ink)
 
     def time_up(self, draw: ImageDraw.ImageDraw) -> None:
-        w = self.words
-        centred(draw, 14, w["time_up"], fitting_size(w["time_up"], 18))
+        title = self.words("screen.time_up")
+        centred(draw, 14, title, fitting_size(title, 18))
         draw.line((8, 28, WIDTH - 9, 28), fill=ON)
-        first, second = w["count"].rsplit(" ", 1)
+        first, second = self.words("screen.count").rsplit(" ", 1)
         centred(draw, 40, first, fitting_size(first, 13))
         centred(draw, 56, second, fitting_size(second, 13))
 
     def shutdown(self, draw: ImageDraw.ImageDraw) -> None:
-        text = self.words["shutdown"]
+        text = self.words("screen.shutdown")
         centred(draw, 32, text, fitting_size(text, 18))
 
 

@@ -4,25 +4,33 @@ Standard library only, and no I/O: time comes in as an argument, outputs go out 
 plain values (a test reads every import to keep it so).
 """
 
-from unit.core.machine import (
+from unit.core.events import (
     BUTTONS,
     BuildDrawn,
+    Button,
     Event,
     LedChanged,
+    LedMode,
     Output,
     Pressed,
     Released,
     ScreenChanged,
     SoundPlayed,
+    State,
     StateChanged,
     Switched,
     SystemRequested,
-    Unit,
 )
+from unit.core.machine import Unit
+from unit.core.settings import Config
 
 __all__ = [
     "BUTTONS",
+    "Button",
     "BuildDrawn",
+    "Config",
+    "LedMode",
+    "State",
     "Event",
     "LedChanged",
     "Output",

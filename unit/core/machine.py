@@ -15,13 +15,32 @@ The behaviour is specified in docs/simulate.md and the user guides.
 from __future__ import annotations
 
 import random
-from dataclasses import dataclass
+from enum import StrEnum
 
-from unit.app.config import BUILD_RESULTS, Config
-from unit.core import sounds, views
+from unit.core import views
 from unit.core.clock import EPSILON, Deadlines, GameClock, ceil_seconds, spin_offsets
-
-BUTTONS = ("power", "auction", "build")
+from unit.core.events import (
+    BUTTONS,
+    LED_OFF,
+    BuildDrawn,
+    Button,
+    Event,
+    LedChanged,
+    LedMode,
+    Output,
+    Pressed,
+    Released,
+    ScreenChanged,
+    SoundPlayed,
+    State,
+    StateChanged,
+    Switched,
+    SystemAction,
+    SystemRequested,
+)
+from unit.core.settings import BUILD_RESULTS, BuildResult, Config, PowerControl
+from unit.core.sounds import Sound
+from unit.core.views import BannerKind
 
 SLOW_BLINK_HZ = 1.0
 FAST_BLINK_HZ = 4.0
@@ -30,88 +49,30 @@ FLASH_PERIOD = 0.125  # the build result flashes at 4 Hz...
 FLASH_TOGGLES = 6  # ...three times, then stays lit
 
 
-# --- inputs ---------------------------------------------------------------------------------
+class Timer(StrEnum):
+    """The core's named deadlines.
+
+    Due at the same instant, they fire in this order: a hold before the game end
+    before the countdown it may extend, and the screen refresh last.
+    """
+
+    HOLD_POWER = "hold:power"
+    HOLD_BUILD = "hold:build"
+    HOLD_AUCTION = "hold:auction"
+    GAME_END = "game_end"
+    COUNTDOWN = "countdown"
+    HOUR = "hour"
+    FINAL_BEEP = "final_beep"
+    SPIN = "spin"
+    FLASH = "flash"
+    SHOW = "show"
+    BANNER = "banner"
+    CLOCK = "clock"
 
 
-@dataclass(frozen=True)
-class Pressed:
-    button: str
-
-
-@dataclass(frozen=True)
-class Released:
-    button: str
-
-
-@dataclass(frozen=True)
-class Switched:
-    """The latching power switch moved (``power.control: switch``)."""
-
-    on: bool
-
-
-Event = Pressed | Released | Switched
-
-
-# --- outputs --------------------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class StateChanged:
-    state: str
-
-
-@dataclass(frozen=True)
-class LedChanged:
-    mode: str  # off | on | blink
-    hz: float | None = None
-
-
-@dataclass(frozen=True)
-class ScreenChanged:
-    view: views.View
-
-
-@dataclass(frozen=True)
-class SoundPlayed:
-    name: str
-
-    @property
-    def tones(self) -> sounds.Tones:
-        return sounds.SOUNDS[self.name]
-
-
-@dataclass(frozen=True)
-class BuildDrawn:
-    result: int | str
-
-
-@dataclass(frozen=True)
-class SystemRequested:
-    action: str  # shutdown
-
-
-Output = StateChanged | LedChanged | ScreenChanged | SoundPlayed | BuildDrawn | SystemRequested
-
-LED_OFF = LedChanged("off")
-
-# Deadlines due at the same instant fire in this order: a hold before the game
-# end before the countdown it may extend, and the screen refresh last.
-TIMERS = (
-    "hold:power",
-    "hold:build",
-    "hold:auction",
-    "game_end",
-    "countdown",
-    "hour",
-    "final_beep",
-    "spin",
-    "flash",
-    "show",
-    "banner",
-    "clock",
-)
-HOLD_TIMERS = tuple(name for name in TIMERS if name.startswith("hold:"))
+HOLD_TIMERS = (Timer.HOLD_POWER, Timer.HOLD_BUILD, Timer.HOLD_AUCTION)
+HOLD_OF = {Button.POWER: Timer.HOLD_POWER, Button.BUILD: Timer.HOLD_BUILD, Button.AUCTION: Timer.HOLD_AUCTION}
+COUNTING_DOWN = (State.COUNTDOWN, State.WARNING)
 
 
 class Unit:
@@ -124,21 +85,21 @@ class Unit:
     def __init__(self, config: Config, rng: random.Random | None = None):
         self.config = config
         self.rng = rng if rng is not None else random.Random()
-        self.state = "off"
+        self.state: State = State.OFF
         self.led: LedChanged = LED_OFF
         self.view: views.View = views.Off()
         self.halted = False  # after a shutdown request: nothing more happens
         self.game: GameClock | None = None
-        self._timers = Deadlines(TIMERS)
-        self._handlers = {name: getattr(self, "_on_" + name.replace("hold:", "hold_")) for name in TIMERS}
-        self._held: set[str] = set()
+        self._timers: Deadlines[Timer] = Deadlines(tuple(Timer))
+        self._handlers = {timer: getattr(self, "_on_" + timer.name.lower()) for timer in Timer}
+        self._held: set[Button] = set()
         self._out: list[Output] = []
         # the running countdown
         self._countdown_end = 0.0
         self._warning_at: float | None = None
         self._overtime = False  # the game ran out while a countdown was running
         # the build draw
-        self._result: int | str | None = None
+        self._result: BuildResult = BUILD_RESULTS[0]  # set by each draw
         self._highlight = 0
         self._spin_times: list[float] = []
         self._spin_step = 0
@@ -175,60 +136,63 @@ class Unit:
         """Switch on with ``played`` seconds already on the game clock (a resumed game)."""
         self._out = []
         self._fire_due(now)
-        if self.state == "off" and not self.halted:
+        if self.state == State.OFF and not self.halted:
             self._power_on(now, played=played)
         return self._out
 
     # --- inputs -----------------------------------------------------------------------------
 
-    def _pressed(self, button: str, t: float) -> None:
-        if button not in BUTTONS:
-            raise ValueError(f"unknown button {button!r}")
+    def _pressed(self, name: str, t: float) -> None:
+        if name not in BUTTONS:
+            raise ValueError(f"unknown button {name!r}")
+        button = Button(name)
         if button in self._held or self.halted:
             return  # a second edge without a release (bounce), or nothing to do any more
         self._held.add(button)
-        if button == "power":
-            if self.config.power.control == "button":
+        if button == Button.POWER:
+            if self.config.power.control == PowerControl.BUTTON:
                 self._toggle_power(t)
-                self._timers.set("hold:power", t + self.config.power.shutdown_hold_seconds)
-        elif button == "auction":
+                self._timers.set(Timer.HOLD_POWER, t + self.config.power.shutdown_hold_seconds)
+        elif button == Button.AUCTION:
             self._press_auction(t)
         else:
             self._press_build(t)
 
-    def _released(self, button: str) -> None:
-        self._held.discard(button)
-        self._timers.cancel(f"hold:{button}")
+    def _released(self, name: str) -> None:
+        if name in BUTTONS:
+            button = Button(name)
+            self._held.discard(button)
+            self._timers.cancel(HOLD_OF[button])
 
     def _switched(self, on: bool, t: float) -> None:
-        if self.halted or self.config.power.control != "switch":
+        if self.halted or self.config.power.control != PowerControl.SWITCH:
             return
-        if on and self.state == "off":
+        if on and self.state == State.OFF:
             self._power_on(t)
-        elif not on and self.state != "off":
+        elif not on and self.state != State.OFF:
             self._power_off()
 
     def _toggle_power(self, t: float) -> None:
-        if self.state == "off":
+        if self.state == State.OFF:
             self._power_on(t)
         else:
             self._power_off()
 
     def _press_auction(self, t: float) -> None:
-        if self.state == "ready" or (self.state == "build" and self._spin_done):
+        if self.state == State.READY or (self.state == State.BUILD and self._spin_done):
             self._start_countdown(t)
-        elif self.state in ("countdown", "warning"):
+        elif self.state in COUNTING_DOWN:
             # A short press must not restart a running auction; only a long one cancels it.
-            self._timers.set("hold:auction", t + self.config.auction.cancel_hold_seconds)
+            self._timers.set(Timer.HOLD_AUCTION, t + self.config.auction.cancel_hold_seconds)
 
     def _press_build(self, t: float) -> None:
-        if self.state == "ready":
+        if self.state == State.READY:
             self._start_build(t)
-        elif self.state == "build" and self._spin_done:
+        elif self.state == State.BUILD and self._spin_done:
             self._reveal(t, drawn=False)  # once per turn: show the same result again
-        elif self.state == "off" and self.config.power.control == "switch":
+        elif self.state == State.OFF and self.config.power.control == PowerControl.SWITCH:
             # With a latching switch, holding CONSTRUCTION while off shuts the system down.
-            self._timers.set("hold:build", t + self.config.power.shutdown_hold_seconds)
+            self._timers.set(Timer.HOLD_BUILD, t + self.config.power.shutdown_hold_seconds)
 
     # --- deadlines --------------------------------------------------------------------------
 
@@ -242,25 +206,25 @@ class Unit:
         self._shutdown()
 
     def _on_hold_build(self, t: float) -> None:
-        if self.state == "off":
+        if self.state == State.OFF:
             self._shutdown()
 
     def _on_hold_auction(self, t: float) -> None:
-        if self.state not in ("countdown", "warning"):
+        if self.state not in COUNTING_DOWN:
             return
-        self._timers.cancel("countdown")
+        self._timers.cancel(Timer.COUNTDOWN)
         if self._overtime:
             self._time_up()
         else:
-            self._set_state("ready")
+            self._set_state(State.READY)
             self._set_led(LED_OFF)
-            self._play("cancelled")
-            self._banner(t, "cancelled")
+            self._play(Sound.CANCELLED)
+            self._banner(t, BannerKind.CANCELLED)
 
     def _on_game_end(self, t: float) -> None:
-        if self.state in ("countdown", "warning"):
+        if self.state in COUNTING_DOWN:
             self._overtime = True  # the auction finishes first; the end signal follows
-            self._timers.cancel("hour", "final_beep", "clock")
+            self._timers.cancel(Timer.HOUR, Timer.FINAL_BEEP, Timer.CLOCK)
         else:
             self._time_up()
 
@@ -269,32 +233,32 @@ class Unit:
         if t >= end - EPSILON:
             self._finish_countdown(t)
             return
-        if self._warning_at is not None and self.state == "countdown" and t >= self._warning_at - EPSILON:
-            self._set_state("warning")
-            self._set_led(LedChanged("blink", FAST_BLINK_HZ))
-            self._play("warning")
-        elif self.state == "warning":
-            self._play("tick")
+        if self._warning_at is not None and self.state == State.COUNTDOWN and t >= self._warning_at - EPSILON:
+            self._set_state(State.WARNING)
+            self._set_led(LedChanged(LedMode.BLINK, FAST_BLINK_HZ))
+            self._play(Sound.WARNING)
+        elif self.state == State.WARNING:
+            self._play(Sound.TICK)
         self._show_countdown(t)
 
     def _on_hour(self, t: float) -> None:
         hours = round(self.game.played(t) / 3600)
-        self._play("hour")
-        if self.state == "ready":
-            self._banner(t, "hour", hours)
-        self._timers.set("hour", self.game.next_hour_mark(t))
+        self._play(Sound.HOUR)
+        if self.state == State.READY:
+            self._banner(t, BannerKind.HOUR, hours)
+        self._timers.set(Timer.HOUR, self.game.next_hour_mark(t))
 
     def _on_final_beep(self, t: float) -> None:
-        self._play("final_beep")
-        self._timers.set("final_beep", self.game.next_final_beep(t))
+        self._play(Sound.FINAL_BEEP)
+        self._timers.set(Timer.FINAL_BEEP, self.game.next_final_beep(t))
 
     def _on_clock(self, t: float) -> None:
-        if self.state == "ready" and not self._timers.active("banner"):
+        if self.state == State.READY and not self._timers.active(Timer.BANNER):
             self._show(self._ready_view(t))
-        self._timers.set("clock", self.game.next_change(t))
+        self._timers.set(Timer.CLOCK, self.game.next_change(t))
 
     def _on_banner(self, t: float) -> None:
-        if self.state == "ready":
+        if self.state == State.READY:
             self._show(self._ready_view(t))
 
     def _on_spin(self, t: float) -> None:
@@ -304,19 +268,19 @@ class Unit:
             self._reveal(t, drawn=True)
             return
         self._show(views.Build(self._highlight))
-        self._play("spin_tick")
-        self._timers.set("spin", self._spin_times[self._spin_step])
+        self._play(Sound.SPIN_TICK)
+        self._timers.set(Timer.SPIN, self._spin_times[self._spin_step])
 
     def _on_flash(self, t: float) -> None:
         self._flashes += 1
         lit = self._flashes % 2 == 0
         self._show(views.Build(self._highlight, self._result, lit))
         if self._flashes < FLASH_TOGGLES:
-            self._timers.set("flash", t + FLASH_PERIOD)
+            self._timers.set(Timer.FLASH, t + FLASH_PERIOD)
 
     def _on_show(self, t: float) -> None:
-        self._timers.cancel("flash")
-        self._set_state("ready")
+        self._timers.cancel(Timer.FLASH)
+        self._set_state(State.READY)
         self._show(self._ready_view(t))
 
     # --- actions ----------------------------------------------------------------------------
@@ -328,70 +292,70 @@ class Unit:
         if self.game.timed and t >= self.game.end - EPSILON:
             self._time_up()
             return
-        self._set_state("ready")
-        self._show(views.Banner("resumed") if played else self._ready_view(t))
-        self._play("power_on")
+        self._set_state(State.READY)
+        self._show(views.Banner(BannerKind.RESUMED) if played else self._ready_view(t))
+        self._play(Sound.POWER_ON)
         if played:
-            self._timers.set("banner", t + BANNER_SECONDS)
-        self._timers.set("game_end", self.game.end)
-        self._timers.set("hour", self.game.next_hour_mark(t))
-        self._timers.set("final_beep", self.game.next_final_beep(t))
-        self._timers.set("clock", self.game.next_change(t))
+            self._timers.set(Timer.BANNER, t + BANNER_SECONDS)
+        self._timers.set(Timer.GAME_END, self.game.end)
+        self._timers.set(Timer.HOUR, self.game.next_hour_mark(t))
+        self._timers.set(Timer.FINAL_BEEP, self.game.next_final_beep(t))
+        self._timers.set(Timer.CLOCK, self.game.next_change(t))
 
     def _power_off(self) -> None:
         self._timers.cancel_all_but(*HOLD_TIMERS)
         self.game = None
         self._overtime = False
-        self._set_state("off")
+        self._set_state(State.OFF)
         self._set_led(LED_OFF)
         self._show(views.Off())
-        self._play("power_off")
+        self._play(Sound.POWER_OFF)
 
     def _shutdown(self) -> None:
         self._timers.cancel_all_but()
-        self._set_state("off")
+        self._set_state(State.OFF)
         self._set_led(LED_OFF)
         self._show(views.Shutdown())
-        self._play("shutdown")
-        self._out.append(SystemRequested("shutdown"))
+        self._play(Sound.SHUTDOWN)
+        self._out.append(SystemRequested(SystemAction.SHUTDOWN))
         self.halted = True
 
     def _time_up(self) -> None:
         self._timers.cancel_all_but(*HOLD_TIMERS)
         self._overtime = False
-        self._set_state("time_up")
+        self._set_state(State.TIME_UP)
         self._set_led(LED_OFF)
         self._show(views.TimeUp())
-        self._play("game_over")
+        self._play(Sound.GAME_OVER)
 
     def _start_countdown(self, t: float) -> None:
         auction = self.config.auction
-        self._timers.cancel("spin", "flash", "show", "banner")
+        self._timers.cancel(Timer.SPIN, Timer.FLASH, Timer.SHOW, Timer.BANNER)
         self._countdown_end = t + auction.seconds
         self._warning_at = self._countdown_end - auction.warning_seconds if auction.warning_seconds > 0 else None
-        self._set_state("countdown")
-        self._set_led(LedChanged("blink", SLOW_BLINK_HZ))
-        self._play("auction_start")
+        self._set_state(State.COUNTDOWN)
+        self._set_led(LedChanged(LedMode.BLINK, SLOW_BLINK_HZ))
+        self._play(Sound.AUCTION_START)
         self._show_countdown(t)
 
     def _show_countdown(self, t: float) -> None:
         """Show the seconds left and schedule the next whole second, counted from the end."""
         end = self._countdown_end
         left = ceil_seconds(end - t)
-        self._show(views.Countdown(left, self.config.auction.seconds, warning=self.state == "warning"))
+        self._show(views.Countdown(left, self.config.auction.seconds, warning=self.state == State.WARNING))
         next_at = end - (left - 1) if left > 1 else end
-        if self.state == "countdown" and self._warning_at is not None and t < self._warning_at - EPSILON:
+        if self.state == State.COUNTDOWN and self._warning_at is not None and t < self._warning_at - EPSILON:
             next_at = min(next_at, self._warning_at)
-        self._timers.set("countdown", next_at)
+        self._timers.set(Timer.COUNTDOWN, next_at)
 
     def _finish_countdown(self, t: float) -> None:
         if self._overtime:
             self._time_up()
             return
-        self._set_state("ready")
+        self._set_state(State.READY)
         self._set_led(LED_OFF)
-        self._play("sold")
-        self._banner(t, "sold")
+        self._play(Sound.SOLD)
+        self._banner(t, BannerKind.SOLD)
 
     def _start_build(self, t: float) -> None:
         weights = self.config.build.weights
@@ -401,14 +365,14 @@ class Unit:
         self._spin_step = 0
         # Start where the highlight, stepping once per spin step, lands on the result.
         self._highlight = (views.BUILD_ICONS.index(self._result) - len(offsets)) % len(views.BUILD_ICONS)
-        self._timers.cancel("banner")
-        self._set_state("build")
+        self._timers.cancel(Timer.BANNER)
+        self._set_state(State.BUILD)
         if not offsets:
             self._reveal(t, drawn=True)
             return
         self._show(views.Build(self._highlight))
-        self._play("spin_tick")
-        self._timers.set("spin", self._spin_times[0])
+        self._play(Sound.SPIN_TICK)
+        self._timers.set(Timer.SPIN, self._spin_times[0])
 
     @property
     def _spin_done(self) -> bool:
@@ -419,20 +383,20 @@ class Unit:
             self._out.append(BuildDrawn(self._result))
         self._flashes = 0
         self._show(views.Build(self._highlight, self._result, lit=True))
-        self._play("build_result")
-        self._timers.set("flash", t + FLASH_PERIOD)
-        self._timers.set("show", t + self.config.build.show_seconds)
+        self._play(Sound.BUILD_RESULT)
+        self._timers.set(Timer.FLASH, t + FLASH_PERIOD)
+        self._timers.set(Timer.SHOW, t + self.config.build.show_seconds)
 
-    def _banner(self, t: float, kind: str, value: int = 0) -> None:
+    def _banner(self, t: float, kind: BannerKind, value: int = 0) -> None:
         self._show(views.Banner(kind, value))
-        self._timers.set("banner", t + BANNER_SECONDS)
+        self._timers.set(Timer.BANNER, t + BANNER_SECONDS)
 
     def _ready_view(self, t: float) -> views.Ready:
         return views.Ready(self.game.shown(t), self.game.timed, self.config.game.minutes)
 
     # --- outputs, emitted only when something changes -----------------------------------------
 
-    def _set_state(self, state: str) -> None:
+    def _set_state(self, state: State) -> None:
         if state != self.state:
             self.state = state
             self._out.append(StateChanged(state))
@@ -447,5 +411,5 @@ class Unit:
             self.view = view
             self._out.append(ScreenChanged(view))
 
-    def _play(self, name: str) -> None:
+    def _play(self, name: Sound) -> None:
         self._out.append(SoundPlayed(name))

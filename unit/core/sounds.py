@@ -8,27 +8,47 @@ loudest.
 
 from __future__ import annotations
 
+from enum import StrEnum
+
 A6, C7, E7, G7, A7 = 1760, 2093, 2637, 3136, 3520
 REST = 0
 
 Tones = tuple[tuple[int, int], ...]
 
-SOUNDS: dict[str, Tones] = {
+
+class Sound(StrEnum):
+    POWER_ON = "power_on"
+    POWER_OFF = "power_off"
+    SHUTDOWN = "shutdown"
+    AUCTION_START = "auction_start"
+    WARNING = "warning"
+    TICK = "tick"
+    SOLD = "sold"
+    CANCELLED = "cancelled"
+    SPIN_TICK = "spin_tick"
+    BUILD_RESULT = "build_result"
+    HOUR = "hour"
+    FINAL_BEEP = "final_beep"
+    GAME_OVER = "game_over"
+
+
+#: Every sound, by name (a test checks each has its tones).
+SOUNDS: dict[Sound, Tones] = {
     # the power control
-    "power_on": ((C7, 80), (E7, 80), (G7, 120)),
-    "power_off": ((G7, 80), (E7, 80), (C7, 120)),
-    "shutdown": ((G7, 150), (E7, 150), (C7, 150), (A6, 300)),
+    Sound.POWER_ON: ((C7, 80), (E7, 80), (G7, 120)),
+    Sound.POWER_OFF: ((G7, 80), (E7, 80), (C7, 120)),
+    Sound.SHUTDOWN: ((G7, 150), (E7, 150), (C7, 150), (A6, 300)),
     # auctions and deals
-    "auction_start": ((A6, 80), (REST, 40), (C7, 120)),
-    "warning": ((A7, 100), (REST, 50), (A7, 100), (REST, 50), (A7, 100)),
-    "tick": ((E7, 30),),
-    "sold": ((C7, 900),),
-    "cancelled": ((E7, 100), (REST, 50), (A6, 250)),
+    Sound.AUCTION_START: ((A6, 80), (REST, 40), (C7, 120)),
+    Sound.WARNING: ((A7, 100), (REST, 50), (A7, 100), (REST, 50), (A7, 100)),
+    Sound.TICK: ((E7, 30),),
+    Sound.SOLD: ((C7, 900),),
+    Sound.CANCELLED: ((E7, 100), (REST, 50), (A6, 250)),
     # the build draw
-    "spin_tick": ((G7, 8),),
-    "build_result": ((C7, 60), (E7, 60), (G7, 60), (A7, 200)),
+    Sound.SPIN_TICK: ((G7, 8),),
+    Sound.BUILD_RESULT: ((C7, 60), (E7, 60), (G7, 60), (A7, 200)),
     # the game clock
-    "hour": ((G7, 200), (REST, 100), (E7, 200), (REST, 100), (C7, 400)),
-    "final_beep": ((A7, 60),),
-    "game_over": ((C7, 200), (E7, 200), (G7, 200), (A7, 300), (REST, 100), (G7, 150), (A7, 800)),
+    Sound.HOUR: ((G7, 200), (REST, 100), (E7, 200), (REST, 100), (C7, 400)),
+    Sound.FINAL_BEEP: ((A7, 60),),
+    Sound.GAME_OVER: ((C7, 200), (E7, 200), (G7, 200), (A7, 300), (REST, 100), (G7, 150), (A7, 800)),
 }

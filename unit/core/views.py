@@ -1,16 +1,40 @@
-"""What the screen shows, as plain values, and the words for it in French and English.
+"""What the screen shows, as plain values, and how to say it in words.
 
 The core emits one of these views whenever the screen changes; the OLED
 renderer draws it and the trace prints :func:`describe` of it. A view carries
 only what is visible (the clock already rounded as it is shown), so two equal
 views are the same picture and need no redraw.
+
+The words themselves are data (``unit/locales/*.toml``, keys ``screen.*``): the
+core only names them. Whoever shows a view passes :class:`Words` in, so the
+core reads no file.
 """
 
 from __future__ import annotations
 
 from dataclasses import dataclass
+from enum import StrEnum
+from typing import Protocol
 
-BUILD_ICONS = (1, 2, 3, "station")
+from unit.core.settings import BUILD_RESULTS, BuildResult
+
+#: The four icons on the build screen, in order.
+BUILD_ICONS = BUILD_RESULTS
+
+
+class Words(Protocol):
+    """The words of one language: ``words("screen.sold")`` (see :mod:`unit.i18n`)."""
+
+    language: str
+
+    def __call__(self, key: str, /, **values: object) -> str: ...
+
+
+class BannerKind(StrEnum):
+    SOLD = "sold"
+    CANCELLED = "cancelled"
+    HOUR = "hour"  # with the hours played
+    RESUMED = "resumed"
 
 
 @dataclass(frozen=True)
@@ -38,9 +62,9 @@ class Countdown:
 
 @dataclass(frozen=True)
 class Banner:
-    """A short message over the clock: ``sold``, ``cancelled``, ``hour`` (with the hours), ``resumed``."""
+    """A short message over the clock; ``value`` is the hours played for an ``hour`` banner."""
 
-    kind: str
+    kind: BannerKind
     value: int = 0
 
 
@@ -49,7 +73,7 @@ class Build:
     """The four icons; ``highlight`` is an index into BUILD_ICONS; ``result`` is set once drawn."""
 
     highlight: int
-    result: int | str | None = None
+    result: BuildResult | None = None
     lit: bool = True
 
 
@@ -65,53 +89,6 @@ class Shutdown:
 
 View = Off | Ready | Countdown | Banner | Build | TimeUp | Shutdown
 
-WORDS = {
-    "fr": {
-        "auction": "ENCHÈRES",
-        "sold": "ADJUGÉ !",
-        "cancelled": "ANNULÉ",
-        "left": "RESTE",
-        "played": "JOUÉ",
-        "game": "PARTIE",
-        "untimed": "SANS LIMITE",
-        "build": "CONSTRUCTION",
-        "station": "GARE",
-        "up_to": "{n} BÂTIMENT MAX",
-        "up_to_many": "{n} BÂTIMENTS MAX",
-        "free_station": "UNE GARE GRATUITE",
-        "time_up": "FIN DE PARTIE",
-        "count": "Comptez vos fortunes",
-        "hour": "{n} HEURE JOUÉE",
-        "hours": "{n} HEURES JOUÉES",
-        "resumed": "PARTIE REPRISE",
-        "shutdown": "ARRÊT…",
-    },
-    "en": {
-        "auction": "AUCTION",
-        "sold": "SOLD!",
-        "cancelled": "CANCELLED",
-        "left": "LEFT",
-        "played": "PLAYED",
-        "game": "GAME",
-        "untimed": "UNTIMED",
-        "build": "BUILD",
-        "station": "STATION",
-        "up_to": "UP TO {n} BUILDING",
-        "up_to_many": "UP TO {n} BUILDINGS",
-        "free_station": "ONE FREE STATION",
-        "time_up": "GAME OVER",
-        "count": "Count your fortunes",
-        "hour": "{n} HOUR PLAYED",
-        "hours": "{n} HOURS PLAYED",
-        "resumed": "GAME RESUMED",
-        "shutdown": "SHUTTING DOWN…",
-    },
-}
-
-
-def words(language: str) -> dict[str, str]:
-    return WORDS[language]
-
 
 def duration(seconds: float) -> str:
     """A clock value as the table reads it: ``45 s``, ``59 min``, ``1h05``."""
@@ -124,47 +101,44 @@ def duration(seconds: float) -> str:
     return f"{minutes // 60}h{minutes % 60:02d}"
 
 
-def icon_name(result: int | str, language: str) -> str:
-    return WORDS[language]["station"] if result == "station" else str(result)
+def icon_name(result: BuildResult, words: Words) -> str:
+    return words("screen.station") if result == "station" else str(result)
 
 
-def build_allowance(result: int | str, language: str) -> str:
+def build_allowance(result: BuildResult, words: Words) -> str:
     """What a build result lets the player do, in words."""
-    w = WORDS[language]
     if result == "station":
-        return w["free_station"]
-    return w["up_to" if result == 1 else "up_to_many"].format(n=result)
+        return words("screen.free_station")
+    return words("screen.up_to" if result == 1 else "screen.up_to_many", n=result)
 
 
-def banner_text(view: Banner, language: str) -> str:
-    w = WORDS[language]
-    if view.kind == "hour":
-        return w["hour" if view.value == 1 else "hours"].format(n=view.value)
-    return w[view.kind]
+def banner_text(view: Banner, words: Words) -> str:
+    if view.kind == BannerKind.HOUR:
+        return words("screen.hour" if view.value == 1 else "screen.hours", n=view.value)
+    return words(f"screen.{view.kind}")
 
 
-def describe(view: View, language: str) -> str:
+def describe(view: View, words: Words) -> str:
     """One line saying what the screen shows (the ``screen`` line of the trace)."""
-    w = WORDS[language]
     match view:
         case Off():
             return ""
-        case Ready(clock=clock, counts_down=True, game_minutes=minutes):
-            return f"{w['left']} {duration(clock)} · {w['game']} {duration(minutes * 60)}"
+        case Ready(clock=clock, counts_down=True, game_minutes=minutes) if minutes is not None:
+            return f"{words('screen.left')} {duration(clock)} · {words('screen.game')} {duration(minutes * 60)}"
         case Ready(clock=clock):
-            return f"{w['played']} {duration(clock)} · {w['untimed']}"
+            return f"{words('screen.played')} {duration(clock)} · {words('screen.untimed')}"
         case Countdown(seconds_left=left, warning=warning):
-            return f"{w['auction']} {left}" + (" !" if warning else "")
+            return f"{words('screen.auction')} {left}" + (" !" if warning else "")
         case Banner():
-            return banner_text(view, language)
+            return banner_text(view, words)
         case Build(result=None, highlight=index):
-            return f"{w['build']} … {icon_name(BUILD_ICONS[index], language)}"
-        case Build(result=result):
-            return f"{w['build']} : {icon_name(result, language)}"
+            return f"{words('screen.build')} … {icon_name(BUILD_ICONS[index], words)}"
+        case Build(result=result) if result is not None:
+            return f"{words('screen.build')} : {icon_name(result, words)}"
         case TimeUp():
-            return f"{w['time_up']} · {w['count']}"
+            return f"{words('screen.time_up')} · {words('screen.count')}"
         case Shutdown():
-            return w["shutdown"]
+            return words("screen.shutdown")
     raise TypeError(f"not a view: {view!r}")
 
 
@@ -177,11 +151,11 @@ SAMPLES: dict[str, View] = {
     "countdown": Countdown(seconds_left=50, total=50),
     "countdown_half": Countdown(seconds_left=23, total=50),
     "warning": Countdown(seconds_left=5, total=50, warning=True),
-    "sold": Banner("sold"),
-    "cancelled": Banner("cancelled"),
-    "hour": Banner("hour", 1),
-    "hours": Banner("hour", 2),
-    "resumed": Banner("resumed"),
+    "sold": Banner(BannerKind.SOLD),
+    "cancelled": Banner(BannerKind.CANCELLED),
+    "hour": Banner(BannerKind.HOUR, 1),
+    "hours": Banner(BannerKind.HOUR, 2),
+    "resumed": Banner(BannerKind.RESUMED),
     "build_spin": Build(highlight=1),
     "build_result": Build(highlight=2, result=3),
     "build_result_flash": Build(highlight=2, result=3, lit=False),
