@@ -17,7 +17,6 @@ from collections.abc import Iterable
 from typing import Any
 
 from unit import yamlfile
-from unit.calculator import money
 from unit.errors import UserError
 
 
@@ -117,12 +116,6 @@ def boolean(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
         raise UserError(where, f"expected true or false, got {yamlfile.type_name(value)}")
     return value
-
-
-def amount(value: Any, where: str, nullable: bool = False) -> int | None:
-    if value is None and nullable:
-        return None
-    return money.parse(value, where)
 
 
 def ratio(value: Any, where: str) -> float:

@@ -11,6 +11,7 @@ from __future__ import annotations
 import logging
 import os
 import socket
+from collections.abc import Mapping
 
 log = logging.getLogger(__name__)
 
@@ -18,14 +19,14 @@ log = logging.getLogger(__name__)
 class Notifier:
     """Talks to ``$NOTIFY_SOCKET``; does nothing when not started by systemd."""
 
-    def __init__(self, environ: dict | None = None):
-        environ = os.environ if environ is None else environ
-        address = environ.get("NOTIFY_SOCKET") or None
+    def __init__(self, environ: Mapping[str, str] | None = None):
+        env: Mapping[str, str] = os.environ if environ is None else environ
+        address = env.get("NOTIFY_SOCKET") or None
         if address and address.startswith("@"):
             address = "\0" + address[1:]  # an abstract socket
-        self.address = address
-        usec = environ.get("WATCHDOG_USEC", "")
-        pid = environ.get("WATCHDOG_PID")
+        self.address: str | None = address
+        usec = env.get("WATCHDOG_USEC", "")
+        pid = env.get("WATCHDOG_PID")
         mine = pid is None or pid == str(os.getpid())
         #: Ping at half the watchdog timeout, as sd_watchdog_enabled(3) advises.
         self.watchdog_interval = int(usec) / 2e6 if usec.isdigit() and int(usec) > 0 and mine else None

@@ -22,7 +22,7 @@ from unit.app.notify import Notifier
 from unit.app.persist import GameStore
 from unit.app.scenario import Step
 from unit.app.trace import TraceWriter
-from unit.backends.base import STOP, Backend, Clock
+from unit.backends.base import STOP, Backend, Clock, Stop
 from unit.core import (
     Event,
     LedChanged,
@@ -68,7 +68,7 @@ class Runtime:
         self.until = until
         self.store = store
         self.notifier = notifier if notifier is not None else Notifier({})
-        self.inputs: queue.SimpleQueue = queue.SimpleQueue()
+        self.inputs: queue.SimpleQueue[tuple[float, Event | Stop]] = queue.SimpleQueue()
         self.start = 0.0
         self._next_save: float | None = None
         self._next_ping: float | None = None
@@ -77,7 +77,7 @@ class Runtime:
 
     # --- inputs, from any thread ------------------------------------------------------------
 
-    def post(self, event: Event) -> None:
+    def post(self, event: Event | Stop) -> None:
         """Enqueue an input, stamped with the time it happened. Safe from any thread."""
         self.inputs.put((self.clock(), event))
 
@@ -99,16 +99,18 @@ class Runtime:
 
     def run(self) -> None:
         """Open the backend, loop until stopped, close the backend."""
-        self.open()
         try:
+            self.open()
             while not self.stopped:
                 self.step()
         finally:
             self.notifier.notify("STOPPING=1")
-            self.backend.close()
+            self.backend.close()  # also after an open that failed halfway: the backend releases what it claimed
 
     def _resume(self) -> None:
         """Carry on a game that a power cut interrupted."""
+        if self.store is None:
+            return
         saved = self.store.load()
         if saved is None:
             return
@@ -135,7 +137,7 @@ class Runtime:
         if max_wait is not None:
             timeout = max_wait if timeout is None else min(timeout, max_wait)
         for at, event in self._wait(timeout):
-            if event is STOP:
+            if isinstance(event, Stop):
                 self.stopped = True
                 return
             self.apply(at, self.unit.handle(event, at))
@@ -149,12 +151,12 @@ class Runtime:
             self._save(now)
         if self._next_ping is not None and now >= self._next_ping:
             self.notifier.notify("WATCHDOG=1")  # from the loop itself: a hung loop stops the pings
-            self._next_ping = now + self.notifier.watchdog_interval
+            self._next_ping = now + (self.notifier.watchdog_interval or 0.0)
         self.backend.tick(now)
 
-    def _wait(self, timeout: float | None) -> list[tuple[float, object]]:
+    def _wait(self, timeout: float | None) -> list[tuple[float, Event | Stop]]:
         """Inputs that arrive within ``timeout`` seconds (all that are queued, at least one if any)."""
-        got = []
+        got: list[tuple[float, Event | Stop]] = []
         if self._pumps:
             # The window's events are posted to the queue meanwhile; a queued input must not wait.
             self.backend.wait(0.0 if not self.inputs.empty() else timeout)

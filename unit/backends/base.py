@@ -10,10 +10,17 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from unit.core import views
-from unit.core.machine import Event, LedChanged, SoundPlayed
+from unit.core.events import Event, LedChanged, SoundPlayed
 
 Clock = Callable[[], float]
-STOP = object()  # posted to end the loop
+
+
+class Stop:
+    """Posted instead of an input to end the loop (the window closed, Escape, SIGTERM)."""
+
+
+STOP = Stop()
+Post = Callable[[Event | Stop], None]
 
 
 class Backend:
@@ -25,7 +32,7 @@ class Backend:
 
     name = "backend"
 
-    def open(self, post: Callable[[Event], None], clock: Clock) -> None:
+    def open(self, post: Post, clock: Clock) -> None:
         """Open the hardware; from now on call ``post(event)`` (from any thread) for each input."""
         self.post = post
         self.clock = clock
@@ -65,4 +72,10 @@ class Backend:
         """Called after each wake-up, for the backend's own timed work."""
 
     def close(self) -> None:
-        """Release the hardware."""
+        """Release the hardware; safe to call twice, and after an open that failed halfway."""
+
+    def __enter__(self) -> Backend:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()

@@ -18,6 +18,7 @@ import os
 import sys
 from array import array
 from importlib import resources
+from typing import Any
 
 from luma.core.device import dummy
 
@@ -106,8 +107,10 @@ class Emulator(Backend):
         self.led = LedChanged(LedMode.OFF)
         self.led_since = 0.0
         self._led_lit = False
-        self._sounds: dict[str, object] = {}
-        self._channel = None
+        self._sounds: dict[str, Any] = {}
+        self._channel: Any = None
+        self.pg: Any = None  # pygame, once open
+        self.window: Any = None
 
     # --- opening and closing ------------------------------------------------------------------
 
@@ -138,9 +141,13 @@ class Emulator(Backend):
         return True
 
     def close(self) -> None:
-        if self.screenshot:
+        """Close the window (safe to call twice, and after an open that failed halfway)."""
+        if self.pg is None:
+            return
+        if self.screenshot and self.window is not None:
             self.save(self.screenshot)
         self.pg.quit()
+        self.pg, self.window = None, None
 
     def save(self, path: str) -> None:
         """Save the window as an image (PNG by the file name)."""
@@ -209,7 +216,7 @@ class Emulator(Backend):
         self.redraw()
 
     def led_lit(self, now: float) -> bool:
-        if self.led.mode != LedMode.BLINK:
+        if self.led.mode != LedMode.BLINK or not self.led.hz:
             return self.led.mode == LedMode.ON
         half_periods = int((now - self.led_since) * self.led.hz * 2 + 1e-9)
         return half_periods % 2 == 0  # lit first, like gpiozero's blink

@@ -234,7 +234,7 @@ class Gpio(Backend):
             device.when_activated = lambda name=name: self._edge(name, True)
             device.when_deactivated = lambda name=name: self._edge(name, False)
 
-    def _edge(self, name: str, down: bool) -> None:
+    def _edge(self, name: Button, down: bool) -> None:
         if name in self._ignored_until_released:
             if not down:
                 self._ignored_until_released.discard(name)

@@ -36,7 +36,7 @@ class Headless(Backend):
             self.display = screen.Display(dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1"), self.language)
 
     def show(self, view: views.View) -> None:
-        if self.display is None or not self.display.show(view):
+        if self.display is None or self.frames is None or not self.display.show(view):
             return
         image = self.display.device.image
         frame = image.tobytes()

@@ -55,7 +55,7 @@ def font(size: int) -> ImageFont.FreeTypeFont:
 
 def text_width(text: str, size: int) -> int:
     left, _, right, _ = font(size).getbbox(text)
-    return right - left
+    return int(right - left)
 
 
 def fitting_size(text: str, largest: int, width: int = WIDTH - 4) -> int:

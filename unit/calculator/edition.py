@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from unit import fields, yamlfile
+from unit.calculator import money
 from unit.errors import UserError
 
 SHIPPED = ("classic-fr", "europe-1991")
@@ -221,7 +222,7 @@ def _classic(top: dict, source: str) -> ClassicEdition:
             continue
         value = top[key]
         if kind == "amount":
-            rules[key] = fields.amount(value, where(key))
+            rules[key] = money.field(value, where(key))
         elif kind == "ratio":
             rules[key] = fields.ratio(value, where(key))
         elif kind == "count":
@@ -236,7 +237,7 @@ def _classic(top: dict, source: str) -> ClassicEdition:
         spec = fields.mapping(raw, where(f"groups.{colour}"), required=("house_cost", "size"), optional=("fr",))
         groups[str(colour)] = {
             "fr": str(spec.get("fr", colour)),
-            "house_cost": fields.amount(spec["house_cost"], where(f"groups.{colour}.house_cost")),
+            "house_cost": money.field(spec["house_cost"], where(f"groups.{colour}.house_cost")),
             "size": fields.integer(spec["size"], where(f"groups.{colour}.size"), 1, 4),
         }
     squares: dict[str, Street | Company | Tax] = {}
@@ -260,10 +261,10 @@ def _classic(top: dict, source: str) -> ClassicEdition:
                 pos=fields.integer(spec["pos"], f"{at}.pos", 0, 39),
                 name=fields.text(spec["name"], f"{at}.name"),
                 group=group,
-                price=fields.amount(spec["price"], f"{at}.price"),
-                house_cost=fields.amount(spec["house_cost"], f"{at}.house_cost"),
-                rent=tuple(fields.amount(v, f"{at}.rent[{j}]") for j, v in enumerate(rent)),
-                mortgage=fields.amount(spec["mortgage"], f"{at}.mortgage"),
+                price=money.field(spec["price"], f"{at}.price"),
+                house_cost=money.field(spec["house_cost"], f"{at}.house_cost"),
+                rent=tuple(money.field(v, f"{at}.rent[{j}]") for j, v in enumerate(rent)),
+                mortgage=money.field(spec["mortgage"], f"{at}.mortgage"),
             ),
             at,
         )
@@ -286,8 +287,8 @@ def _classic(top: dict, source: str) -> ClassicEdition:
                 Company(
                     pos=fields.integer(item["pos"], f"{at}.list[{i}].pos", 0, 39),
                     name=fields.text(item["name"], f"{at}.list[{i}].name"),
-                    price=fields.amount(spec["price"], f"{at}.price"),
-                    mortgage=fields.amount(spec["mortgage"], f"{at}.mortgage"),
+                    price=money.field(spec["price"], f"{at}.price"),
+                    mortgage=money.field(spec["mortgage"], f"{at}.mortgage"),
                     kind=kind,
                 ),
                 f"{at}.list[{i}]",
@@ -299,7 +300,7 @@ def _classic(top: dict, source: str) -> ClassicEdition:
             Tax(
                 fields.integer(item["pos"], f"{at}.pos", 0, 39),
                 fields.text(item["name"], f"{at}.name"),
-                fields.amount(item["amount"], f"{at}.amount"),
+                money.field(item["amount"], f"{at}.amount"),
             ),
             at,
         )
@@ -343,13 +344,13 @@ def _city(top: dict, source: str) -> CityEdition:
                 rents = fields.sequence(rents, f"{dat}.rents")
                 if len(rents) != CITY_RENT_LEVELS:
                     raise UserError(f"{dat}.rents", f"expected 9 amounts (0 to 8 blocks), got {len(rents)}")
-                rents = tuple(fields.amount(v, f"{dat}.rents[{j}]") for j, v in enumerate(rents))
+                rents = tuple(money.field(v, f"{dat}.rents[{j}]") for j, v in enumerate(rents))
             districts[district_name] = District(
                 name=district_name,
                 group=group_name,
-                price=fields.amount(item.get("price"), f"{dat}.price", nullable=True),
-                residential_cost=fields.amount(item.get("residential_cost"), f"{dat}.residential_cost", nullable=True),
-                industrial_cost=fields.amount(item.get("industrial_cost"), f"{dat}.industrial_cost", nullable=True),
+                price=money.field(item.get("price"), f"{dat}.price", nullable=True),
+                residential_cost=money.field(item.get("residential_cost"), f"{dat}.residential_cost", nullable=True),
+                industrial_cost=money.field(item.get("industrial_cost"), f"{dat}.industrial_cost", nullable=True),
                 rents=rents,
                 where=place,
             )
@@ -358,7 +359,7 @@ def _city(top: dict, source: str) -> CityEdition:
             raise UserError(f"{at}.districts", "expected at least one district")
         groups[group_name] = CityGroup(
             group_name,
-            fields.amount(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", nullable=True),
+            money.field(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", nullable=True),
             tuple(members),
         )
     return CityEdition(source, name, hazards, groups, districts)

@@ -56,3 +56,10 @@ def city(amount: int, language: str = "fr") -> str:
 def classic(amount: int) -> str:
     """The classic game's way: a plain number."""
     return str(amount)
+
+
+def field(value: object, where: str, nullable: bool = False) -> int | None:
+    """An amount read from a file (an edition, a game): :func:`parse`, or None where null is allowed."""
+    if value is None and nullable:
+        return None
+    return parse(value, where)

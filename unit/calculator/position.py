@@ -12,6 +12,7 @@ from pathlib import Path
 
 from unit import fields, yamlfile
 from unit.calculator import edition as editions
+from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Street
 from unit.errors import UserError
 
@@ -117,7 +118,7 @@ def _classic_player(raw: object, where: str, edition: ClassicEdition) -> Player:
             ClassicHolding(square.name, houses, hotel, fields.boolean(item.get("mortgaged", False), f"{at}.mortgaged"))
         )
     return Player(
-        fields.text(spec["name"], f"{where}.name"), fields.amount(spec.get("cash", 0), f"{where}.cash"), tuple(holdings)
+        fields.text(spec["name"], f"{where}.name"), money.field(spec.get("cash", 0), f"{where}.cash"), tuple(holdings)
     )
 
 
@@ -162,7 +163,7 @@ def _city_player(raw: object, where: str, edition: CityEdition) -> Player:
         tower = edition.district(fields.text(tower, f"{where}.tower"), f"{where}.tower").name
     return Player(
         fields.text(spec["name"], f"{where}.name"),
-        fields.amount(spec.get("cash", 0), f"{where}.cash"),
+        money.field(spec.get("cash", 0), f"{where}.cash"),
         tuple(holdings),
         tower,
     )

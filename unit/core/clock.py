@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import math
 from dataclasses import dataclass
+from typing import Generic, TypeVar
 
 HOUR = 3600.0
 #: Times closer than this are the same instant (float sums of deadlines).
@@ -110,7 +111,8 @@ def spin_offsets(seconds: float, steps_per_second: int = 8, slow_down: float = 4
     ratio = slow_down ** (1 / (n - 1)) if n > 1 else 1.0
     gaps = [ratio**i for i in range(n)]
     scale = seconds / sum(gaps)
-    offsets, total = [], 0.0
+    offsets: list[float] = []
+    total = 0.0
     for gap in gaps:
         total += gap * scale
         offsets.append(total)
@@ -118,30 +120,33 @@ def spin_offsets(seconds: float, steps_per_second: int = 8, slow_down: float = 4
     return offsets
 
 
-class Deadlines:
+K = TypeVar("K", bound=str)
+
+
+class Deadlines(Generic[K]):
     """Named absolute deadlines; the earliest is due first, ties broken by ``order``."""
 
-    def __init__(self, order: tuple[str, ...]):
+    def __init__(self, order: tuple[K, ...]):
         self._rank = {name: i for i, name in enumerate(order)}
-        self._at: dict[str, float] = {}
+        self._at: dict[K, float] = {}
 
-    def set(self, name: str, at: float | None) -> None:
+    def set(self, name: K, at: float | None) -> None:
         if at is None:
             self._at.pop(name, None)
         else:
             self._at[name] = at
 
-    def cancel(self, *names: str) -> None:
+    def cancel(self, *names: K) -> None:
         for name in names:
             self._at.pop(name, None)
 
-    def cancel_all_but(self, *kept: str) -> None:
+    def cancel_all_but(self, *kept: K) -> None:
         self._at = {n: t for n, t in self._at.items() if n in kept}
 
-    def active(self, name: str) -> bool:
+    def active(self, name: K) -> bool:
         return name in self._at
 
-    def next(self) -> tuple[str, float] | None:
+    def next(self) -> tuple[K, float] | None:
         if not self._at:
             return None
         name = min(self._at, key=lambda n: (self._at[n], self._rank[n]))

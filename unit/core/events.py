@@ -87,7 +87,7 @@ class ScreenChanged:
 
 @dataclass(frozen=True)
 class SoundPlayed:
-    name: str
+    name: sounds.Sound
 
     @property
     def tones(self) -> sounds.Tones:

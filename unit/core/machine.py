@@ -15,6 +15,7 @@ The behaviour is specified in docs/simulate.md and the user guides.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from enum import StrEnum
 
 from unit.core import views
@@ -91,7 +92,9 @@ class Unit:
         self.halted = False  # after a shutdown request: nothing more happens
         self.game: GameClock | None = None
         self._timers: Deadlines[Timer] = Deadlines(tuple(Timer))
-        self._handlers = {timer: getattr(self, "_on_" + timer.name.lower()) for timer in Timer}
+        self._handlers: dict[Timer, Callable[[float], None]] = {
+            timer: getattr(self, "_on_" + timer.name.lower()) for timer in Timer
+        }
         self._held: set[Button] = set()
         self._out: list[Output] = []
         # the running countdown
@@ -139,6 +142,12 @@ class Unit:
         if self.state == State.OFF and not self.halted:
             self._power_on(now, played=played)
         return self._out
+
+    @property
+    def _clock(self) -> GameClock:
+        """The running game's clock (only called while a game runs)."""
+        assert self.game is not None
+        return self.game
 
     # --- inputs -----------------------------------------------------------------------------
 
@@ -242,20 +251,20 @@ class Unit:
         self._show_countdown(t)
 
     def _on_hour(self, t: float) -> None:
-        hours = round(self.game.played(t) / 3600)
+        hours = round(self._clock.played(t) / 3600)
         self._play(Sound.HOUR)
         if self.state == State.READY:
             self._banner(t, BannerKind.HOUR, hours)
-        self._timers.set(Timer.HOUR, self.game.next_hour_mark(t))
+        self._timers.set(Timer.HOUR, self._clock.next_hour_mark(t))
 
     def _on_final_beep(self, t: float) -> None:
         self._play(Sound.FINAL_BEEP)
-        self._timers.set(Timer.FINAL_BEEP, self.game.next_final_beep(t))
+        self._timers.set(Timer.FINAL_BEEP, self._clock.next_final_beep(t))
 
     def _on_clock(self, t: float) -> None:
         if self.state == State.READY and not self._timers.active(Timer.BANNER):
             self._show(self._ready_view(t))
-        self._timers.set(Timer.CLOCK, self.game.next_change(t))
+        self._timers.set(Timer.CLOCK, self._clock.next_change(t))
 
     def _on_banner(self, t: float) -> None:
         if self.state == State.READY:
@@ -289,7 +298,8 @@ class Unit:
         game = self.config.game
         self.game = GameClock(start=t - played, length=game.seconds, final_warning=game.final_warning_minutes * 60)
         self._overtime = False
-        if self.game.timed and t >= self.game.end - EPSILON:
+        end = self.game.end
+        if end is not None and t >= end - EPSILON:
             self._time_up()
             return
         self._set_state(State.READY)
@@ -298,9 +308,9 @@ class Unit:
         if played:
             self._timers.set(Timer.BANNER, t + BANNER_SECONDS)
         self._timers.set(Timer.GAME_END, self.game.end)
-        self._timers.set(Timer.HOUR, self.game.next_hour_mark(t))
-        self._timers.set(Timer.FINAL_BEEP, self.game.next_final_beep(t))
-        self._timers.set(Timer.CLOCK, self.game.next_change(t))
+        self._timers.set(Timer.HOUR, self._clock.next_hour_mark(t))
+        self._timers.set(Timer.FINAL_BEEP, self._clock.next_final_beep(t))
+        self._timers.set(Timer.CLOCK, self._clock.next_change(t))
 
     def _power_off(self) -> None:
         self._timers.cancel_all_but(*HOLD_TIMERS)
@@ -392,7 +402,7 @@ class Unit:
         self._timers.set(Timer.BANNER, t + BANNER_SECONDS)
 
     def _ready_view(self, t: float) -> views.Ready:
-        return views.Ready(self.game.shown(t), self.game.timed, self.config.game.minutes)
+        return views.Ready(self._clock.shown(t), self._clock.timed, self.config.game.minutes)
 
     # --- outputs, emitted only when something changes -----------------------------------------
 

@@ -1,0 +1,59 @@
+"""Backends behave like gpiozero's devices: close() is safe twice, and an open that fails halfway
+releases what it had claimed."""
+
+from __future__ import annotations
+
+import pytest
+from gpiozero import LED, DigitalInputDevice
+from gpiozero.exc import GPIOPinInUse
+
+from unit.app import config as configuration
+from unit.app.runtime import Runtime
+from unit.backends.gpio import Gpio
+from unit.backends.headless import Headless
+from unit.core import Unit
+
+CONFIG = configuration.load()
+PINS = CONFIG.pins
+
+
+class Interrupted(BaseException):
+    """Ctrl-C (or systemd's stop) arriving while the display opens: not an Exception, so not retried."""
+
+
+def failing_display(settings):
+    raise Interrupted
+
+
+def test_an_open_that_fails_after_the_buttons_are_claimed_frees_the_pins():
+    backend = Gpio(CONFIG, pins="mock", open_display=failing_display)
+    runtime = Runtime(Unit(CONFIG), backend)
+    with pytest.raises(Interrupted):
+        runtime.run()
+    factory = backend.factory
+    assert factory is not None  # the buttons and the LED had been claimed...
+    for pin in (PINS.power, PINS.auction, PINS.build):  # ...and are free again
+        DigitalInputDevice(pin, pin_factory=factory).close()
+    LED(PINS.led, pin_factory=factory).close()
+
+
+def test_pins_stay_claimed_while_open_and_close_is_safe_twice():
+    backend = Gpio(CONFIG, pins="mock")
+    backend.open(lambda event: None, lambda: 0.0)
+    with pytest.raises(GPIOPinInUse):
+        DigitalInputDevice(PINS.auction, pin_factory=backend.factory)
+    backend.close()
+    backend.close()
+    DigitalInputDevice(PINS.auction, pin_factory=backend.factory).close()
+
+
+def test_close_before_open_is_safe():
+    Gpio(CONFIG, pins="mock").close()
+    Headless("fr").close()
+
+
+def test_a_backend_is_a_context_manager():
+    with Gpio(CONFIG, pins="mock") as backend:
+        backend.open(lambda event: None, lambda: 0.0)
+        factory = backend.factory
+    DigitalInputDevice(PINS.build, pin_factory=factory).close()
