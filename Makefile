@@ -8,7 +8,7 @@ BIN := $(VENV)/bin
 STAMP_RUN := $(VENV)/.installed-run
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test lint clean install-pi uninstall-pi bench soak
+.PHONY: run test lint golden clean install-pi uninstall-pi bench soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV)
@@ -39,6 +39,10 @@ bench: $(STAMP_TEST)
 # then docs/reliability.md rewritten with the figures.
 soak: $(STAMP_TEST)
 	$(BIN)/python benchmarks/soak.py
+
+# Every picture of the screens: the golden test images and the documentation's images, in one go.
+golden: $(STAMP_TEST)
+	$(BIN)/python docs/make_images.py
 
 lint: $(STAMP_TEST)
 	$(BIN)/ruff check --fix unit tests benchmarks docs hardware

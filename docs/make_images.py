@@ -1,10 +1,11 @@
-"""Regenerate docs/images/: every OLED screen in both languages, and the emulator window.
+"""Regenerate every picture of the screens in one go (``make golden``):
 
-    .venv/bin/python docs/make_images.py
+- tests/golden/LANG/NAME.png: the exact 128x64 one-bit image of each screen, which
+  tests/test_screens.py compares pixel for pixel;
+- docs/images/LANG/NAME.png: the same images scaled 3x with crisp pixels, so they read
+  well in a browser, and the emulator window from a real run, off-screen.
 
-The screens are the exact 128x64 images (drawn by unit/backends/oled.py), scaled 3x
-with crisp pixels so they read well in a browser; the window is a real
-emulator run, off-screen.
+Look at what changed before committing (git shows the PNGs that differ).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 
 from PIL import Image  # noqa: E402
 
+from unit import i18n  # noqa: E402
 from unit.app import config as configuration  # noqa: E402
 from unit.app.runtime import Runtime  # noqa: E402
 from unit.app.scenario import Step  # noqa: E402
@@ -30,7 +32,9 @@ from unit.core import (  # noqa: E402
     views,  # noqa: E402
 )
 
-IMAGES = Path(__file__).resolve().parent / "images"
+ROOT = Path(__file__).resolve().parent.parent
+IMAGES = ROOT / "docs" / "images"
+GOLDEN = ROOT / "tests" / "golden"
 SCALE = 3
 # A white SSD1306 on its black glass.
 PALETTE = [12, 14, 18] + [0, 0, 0] * 254 + [235, 245, 255]
@@ -52,7 +56,12 @@ def save_window(language: str, path: Path) -> None:
 
 
 def main() -> None:
-    for language in ("fr", "en"):
+    for language in i18n.languages():
+        golden = GOLDEN / language
+        golden.mkdir(parents=True, exist_ok=True)
+        for name, view in views.SAMPLES.items():
+            screen.render(view, language).save(golden / f"{name}.png")
+        print(f"wrote {len(views.SAMPLES)} golden images in {golden}")
         folder = IMAGES / language
         folder.mkdir(parents=True, exist_ok=True)
         for name, view in views.SAMPLES.items():

@@ -1,9 +1,10 @@
-"""Shared helpers: run the unit on a virtual clock and read what it did."""
+"""pytest's setup for the whole suite: no display or sound card, hypothesis profiles, shared fixtures.
+
+The helpers the tests share live in helpers.py.
+"""
 
 from __future__ import annotations
 
-import io
-import json
 import os
 
 import pytest
@@ -20,36 +21,6 @@ os.environ.setdefault("SDL_AUDIODRIVER", "dummy")
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
 
-from unit.app import config as configuration  # noqa: E402
-from unit.app import scenario as scenarios  # noqa: E402
-from unit.app.simulate import simulate  # noqa: E402
-from unit.app.trace import TraceWriter  # noqa: E402
-
-
-def simulate_lines(until: float, events: list[dict], config: dict | None = None, seed: int = 0) -> str:
-    """The exact text ``monopoly-city simulate`` prints for this scenario."""
-    data = {"until": until, "events": events, "seed": seed}
-    if config:
-        data["config"] = config
-    scenario = scenarios.parse(data, "test-scenario")
-    cfg = configuration.load((scenario.config, "test-scenario: config")) if config else configuration.load()
-    out = io.StringIO()
-    simulate(cfg, scenario.steps(cfg), scenario.until, scenario.seed, TraceWriter(out, cfg.language).write)
-    return out.getvalue()
-
-
-def simulate_records(until: float, events: list[dict], config: dict | None = None, seed: int = 0) -> list[dict]:
-    return [json.loads(line) for line in simulate_lines(until, events, config, seed).splitlines()]
-
-
-def kinds(records: list[dict], kind: str, **match) -> list[dict]:
-    """The records of one kind, optionally with some fields equal to given values."""
-    return [r for r in records if r["kind"] == kind and all(r.get(k) == v for k, v in match.items())]
-
-
-def times(records: list[dict], kind: str, **match) -> list[float]:
-    return [r["t"] for r in kinds(records, kind, **match)]
-
 
 @pytest.fixture
 def write_yaml(tmp_path):
@@ -63,10 +34,15 @@ def write_yaml(tmp_path):
     return write
 
 
-def cli_json(capsys, *argv):
-    """Run a ``monopoly-city`` command with --json: its status, its parsed output and its stderr."""
-    from unit.cli import main
+# --- the slow tests carry a marker: `make test` runs everything, `pytest -m "not slow"` is the quick loop ----------
 
-    status = main([*argv, "--json"])
-    out, err = capsys.readouterr()
-    return status, (json.loads(out) if out else None), err
+SLOW_MODULES = {"test_service", "test_power_cut"}  # installs into a temporary root; kills and restarts the unit
+
+
+def pytest_collection_modifyitems(items):
+    """Mark as slow: property tests (hypothesis), power cuts, service installs."""
+    for item in items:
+        function = getattr(item, "function", None)
+        hypothesis = getattr(function, "is_hypothesis_test", False)
+        if hypothesis or item.module.__name__ in SLOW_MODULES or "power_cut" in item.name:
+            item.add_marker(pytest.mark.slow)

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 import yaml
-from conftest import cli_json
+from helpers import cli_json
 
 from unit.calculator import money
 from unit.cli import main

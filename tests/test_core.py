@@ -9,7 +9,7 @@ from __future__ import annotations
 import random
 
 import pytest
-from conftest import kinds, simulate_lines, simulate_records, times
+from helpers import kinds, simulate_lines, simulate_records, times
 
 from unit.app import config as configuration
 from unit.core import LedChanged, Pressed, Released, StateChanged, Unit

@@ -8,7 +8,7 @@ import random
 import threading
 import time
 
-from conftest import simulate_records
+from helpers import simulate_records
 
 from unit.app import config as configuration
 from unit.app import scenario as scenarios

@@ -1,16 +1,13 @@
 """Every screen, pixel for pixel, in both languages, against the golden PNGs in tests/golden/.
 
 On a mismatch the computed image and a diff are written beside the golden one
-(``*.actual.png``, ``*.diff.png``). To accept new images on purpose:
-
-    MONOPOLY_CITY_UPDATE_GOLDEN=1 make test
-
-A normal run never writes a golden image, even a missing one.
+(``*.actual.png``, ``*.diff.png``). To accept new images on purpose, regenerate them
+(and the documentation's images) with ``make golden``, then look at them.
+A test run never writes a golden image, even a missing one.
 """
 
 from __future__ import annotations
 
-import os
 from pathlib import Path
 
 import pytest
@@ -21,7 +18,6 @@ from unit.backends import oled as screen
 from unit.core import views
 
 GOLDEN = Path(__file__).parent / "golden"
-UPDATE = os.environ.get("MONOPOLY_CITY_UPDATE_GOLDEN") == "1"
 CASES = [(language, name) for language in ("fr", "en") for name in views.SAMPLES]
 
 
@@ -30,11 +26,7 @@ def test_screen_matches_golden_image(language, name):
     image = screen.render(views.SAMPLES[name], language)
     assert image.mode == "1" and image.size == (128, 64)
     golden = GOLDEN / language / f"{name}.png"
-    if UPDATE:
-        golden.parent.mkdir(parents=True, exist_ok=True)
-        image.save(golden)
-        pytest.skip("golden image written (MONOPOLY_CITY_UPDATE_GOLDEN=1)")
-    assert golden.exists(), f"no golden image {golden}: create it with MONOPOLY_CITY_UPDATE_GOLDEN=1"
+    assert golden.exists(), f"no golden image {golden}: create it with `make golden`"
     expected = Image.open(golden).convert("1")
     diff = ImageChops.difference(image.convert("L"), expected.convert("L"))
     if diff.getbbox() is not None:
