@@ -29,6 +29,7 @@ run: $(STAMP_RUN)
 test: $(STAMP_TEST)
 	$(BIN)/ruff check unit tests benchmarks docs hardware
 	$(BIN)/ruff format --check unit tests benchmarks docs hardware
+	$(BIN)/mypy
 	$(BIN)/python -m pytest
 
 # Measured, not assumed: every benchmark, then docs/performance.md rewritten with the figures.

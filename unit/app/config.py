@@ -17,7 +17,7 @@ from importlib import resources
 from types import MappingProxyType
 from typing import Any
 
-from unit import fields, yamlfile
+from unit import fields, i18n, yamlfile
 from unit.core.settings import (
     BUILD_RESULTS,
     AuctionSettings,
@@ -85,7 +85,7 @@ def _choice(options: Any) -> Checker:
 
 
 SCHEMA: dict[str, Any] = {
-    "language": _choice(["fr", "en"]),
+    "language": _choice(i18n.languages()),
     "game": {
         "minutes": _number(positive=True, maximum=MINUTES_IN_A_WEEK, nullable=True),
         "final_warning_minutes": _number(maximum=MINUTES_IN_A_WEEK),
