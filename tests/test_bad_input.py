@@ -2,7 +2,8 @@
 
 Each file is fed to the command that reads its kind: configurations to ``simulate --config``, scenarios to
 ``simulate``, editions to ``board``, game files to ``check``. The one line on stderr must name the file and
-carry the message expected for it (tests/data/bad/expected.yaml); nothing may be printed on stdout.
+carry the message expected for it, in English with ``--lang en`` (tests/data/bad/expected.yaml) and in French
+by default (tests/data/bad/expected.fr.yaml); nothing may be printed on stdout.
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from unit.cli import main
 
 BAD = Path(__file__).parent / "data" / "bad"
 EXPECTED = yaml.safe_load((BAD / "expected.yaml").read_text(encoding="utf-8"))
+EXPECTED_FR = yaml.safe_load((BAD / "expected.fr.yaml").read_text(encoding="utf-8"))
 GOOD_SCENARIO = Path(__file__).parent.parent / "docs" / "examples" / "demo-game.yaml"
 
 
@@ -42,7 +44,7 @@ def test_the_corpus_is_large_and_complete():
 @pytest.mark.parametrize("relative", sorted(EXPECTED))
 def test_bad_file_exits_2_with_one_line_naming_it(capsys, relative):
     # In-process: any exception other than the one-line error would escape main() and fail the test.
-    status = main(command_for(relative))
+    status = main([*command_for(relative), "--lang", "en"])
     out, err = capsys.readouterr()
     assert status == 2, err
     assert out == ""  # never a partial output
@@ -58,3 +60,15 @@ def test_no_traceback_from_the_real_command(relative):
     )
     assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
+
+
+@pytest.mark.parametrize("relative", sorted(EXPECTED_FR))
+def test_bad_file_says_it_in_french_by_default(capsys, relative):
+    status = main(command_for(relative))
+    out, err = capsys.readouterr()
+    assert status == 2 and out == "" and err.count("\n") == 1, err
+    assert f"{BAD / relative}: {EXPECTED_FR[relative]}" in err, err
+
+
+def test_every_french_line_is_checked():
+    assert set(EXPECTED_FR) == {name for name in EXPECTED if name.split("/")[0] in ("config", "scenario")}

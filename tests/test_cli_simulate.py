@@ -78,7 +78,7 @@ BAD_SCENARIOS = {
 def test_bad_scenario_exits_2_with_one_line(capsys, write_yaml, name):
     text, expected = BAD_SCENARIOS[name]
     path = write_yaml("bad.yaml", text)
-    status, out, err = run_cli(capsys, "simulate", path)
+    status, out, err = run_cli(capsys, "simulate", path, "--lang", "en")
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and path in err and expected in err, err
 
@@ -86,6 +86,8 @@ def test_bad_scenario_exits_2_with_one_line(capsys, write_yaml, name):
 def test_press_power_with_a_switch_is_refused(capsys, write_yaml):
     path = write_yaml("s.yaml", "until: 10\nconfig: {power: {control: switch}}\nevents:\n  - {at: 1, press: power}\n")
     status, _, err = run_cli(capsys, "simulate", path)
+    assert status == 2 and "utilisez `switch: on` ou `switch: off`" in err  # French by default
+    status, _, err = run_cli(capsys, "simulate", path, "--lang", "en")
     assert status == 2 and "use `switch: on` or `switch: off`" in err
 
 
@@ -120,7 +122,7 @@ def test_bad_config_exits_2_naming_file_and_key(capsys, write_yaml, tmp_path, na
         config = str(config)
     else:
         config = write_yaml("bad-config.yaml", text)
-    status, out, err = run_cli(capsys, "simulate", write_yaml("s.yaml", AUCTION), "--config", config)
+    status, out, err = run_cli(capsys, "simulate", write_yaml("s.yaml", AUCTION), "--config", config, "--lang", "en")
     assert status == 2 and out == ""
     assert err.count("\n") == 1 and config in err and expected in err, err
 

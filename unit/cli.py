@@ -2,8 +2,9 @@
 
 Each subcommand is a small function taking the parsed arguments. A
 :class:`~unit.errors.UserError` anywhere becomes one line on stderr and exit
-status 2; nothing the user typed or wrote in a file should ever show a
-traceback.
+status 2, said in the table's language (``--lang``, else the configuration's
+once it is read, else French); nothing the user typed or wrote in a file should
+ever show a traceback.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ import os
 import sys
 from collections.abc import Callable
 
-from unit import __version__
+from unit import __version__, i18n
 from unit.app import config as configuration
 from unit.errors import HardwareError, UserError
 
@@ -23,7 +24,11 @@ def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> config
     layers = [layer for layer in first if layer[0] is not None]
     if args.config:
         layers.append(configuration.load_file(args.config))
-    return configuration.load(*layers)
+    if getattr(args, "lang", None):
+        layers.append(({"language": args.lang}, "--lang"))
+    config = configuration.load(*layers)
+    args.language = config.language  # errors from now on are said in the table's language
+    return config
 
 
 def cmd_simulate(args: argparse.Namespace) -> int:
@@ -165,6 +170,7 @@ def build_parser() -> argparse.ArgumentParser:
     sim.add_argument("scenario", metavar="SCENARIO.yaml", help="the scripted presses (docs/simulate.md)")
     sim.add_argument("--seed", type=int, help="seed for the build draws (wins over the scenario's seed)")
     sim.add_argument("--config", metavar="FILE", help="configuration overrides (wins over the scenario's config)")
+    sim.add_argument("--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)")
     sim.set_defaults(func=cmd_simulate)
 
     run = commands.add_parser(
@@ -187,6 +193,7 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"keep the game in progress here to survive a power cut (default on a Pi: {DEFAULT_PI_STATE_DIR})",
     )
     run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/app/defaults.yaml)")
+    run.add_argument("--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)")
     run.add_argument("--script", metavar="SCENARIO.yaml", help="play a scenario's presses in real time, then exit")
     run.add_argument("--seed", type=int, help="seed for the build draws")
     run.add_argument("--trace", metavar="FILE", help="write the JSON Lines trace (as simulate's) to FILE, - for stdout")
@@ -218,6 +225,12 @@ def hardware_line(error: HardwareError) -> str:
     return str(error)
 
 
+def _error_language(args: argparse.Namespace) -> str:
+    """--lang, else the language of the configuration once read, else French (the unit's default)."""
+    language = getattr(args, "lang", None) or getattr(args, "language", None) or i18n.REFERENCE
+    return language if language in i18n.languages() else i18n.REFERENCE
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -225,7 +238,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return func(args)
     except UserError as error:
-        print(f"monopoly-city: {error}", file=sys.stderr)
+        print(f"monopoly-city: {error.say(i18n.words(_error_language(args)))}", file=sys.stderr)
         return error.exit_status
     except HardwareError as error:
         print(f"monopoly-city: {hardware_line(error)}", file=sys.stderr)

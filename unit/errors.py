@@ -12,6 +12,46 @@ naming the value as the rules know it (``dice``), and the CLI names the flag.
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
+#: How a message is put into words: a catalog's lookup, ``words(key, **values)`` (see unit.i18n).
+Say = Callable[..., str]
+
+
+class Text:
+    """Words to be said in the reader's language: a key of the catalog (``unit/locales``) and its values.
+
+    A value may be a :class:`Text` itself (``got a list`` inside ``expected a name, got a list``);
+    it is said in the same language.
+    """
+
+    __slots__ = ("key", "values")
+
+    def __init__(self, key: str, /, **values: object):
+        self.key = key
+        self.values = values
+
+    def say(self, words: Say) -> str:
+        return words(self.key, **{k: v.say(words) if isinstance(v, Text) else v for k, v in self.values.items()})
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Text) and (self.key, self.values) == (other.key, other.values)
+
+    def __hash__(self) -> int:
+        return hash(self.key)
+
+    def __repr__(self) -> str:
+        return f"Text({self.key!r}, {self.values!r})"
+
+    def __str__(self) -> str:
+        from unit import i18n  # lazily: i18n itself raises errors from this module
+
+        return self.say(i18n.words("en"))
+
+
+def said(message: str | Text, words: Say) -> str:
+    return message.say(words) if isinstance(message, Text) else message
+
 
 class MonopolyCityError(Exception):
     """The root of every error this package raises on purpose."""
@@ -26,16 +66,25 @@ class UserError(MonopolyCityError):
 
     exit_status = 2
 
-    def __init__(self, where: str, message: str):
-        super().__init__(f"{where}: {message}" if where else message)
+    def __init__(self, where: str, message: str | Text):
+        super().__init__(where, message)
         self.where = where
         self.message = message
+
+    def say(self, words: Say) -> str:
+        """The one line, in the language of ``words``."""
+        text = said(self.message, words)
+        return f"{self.where}: {text}" if self.where else text
+
+    def __str__(self) -> str:
+        """The line in English (the CLI says it in the table's language)."""
+        return f"{self.where}: {self.message}" if self.where else str(self.message)
 
 
 class ArgumentError(UserError):
     """A value given to a command is wrong; ``argument`` names it as the rules do (``dice``, ``card``)."""
 
-    def __init__(self, argument: str, message: str):
+    def __init__(self, argument: str, message: str | Text):
         super().__init__(argument, message)
         self.argument = argument
 

@@ -16,8 +16,32 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
-from unit import yamlfile
-from unit.errors import UserError
+from unit.errors import Text, UserError
+
+
+def got(value: object) -> Text:
+    """What was found instead, in words: ``got a list``, ``got text 'abc'``."""
+    if value is None:
+        return Text("errors.got_null")
+    if isinstance(value, bool):
+        return Text("errors.got_boolean", value=str(value).lower())
+    if isinstance(value, (int, float)):
+        return Text("errors.got_number", value=repr(value))
+    if isinstance(value, str):
+        shown = value if len(value) <= 40 else value[:37] + "..."
+        return Text("errors.got_text", value=repr(shown))
+    if isinstance(value, list):
+        return Text("errors.got_list")
+    if isinstance(value, dict):
+        return Text("errors.got_mapping")
+    return Text("errors.got_other", type=type(value).__name__)
+
+
+def hint(name: str, candidates: list[str]) -> Text | str:
+    """`` (did you mean 'X'?)`` for the closest candidate, or nothing."""
+    keys = {name_key(c): c for c in candidates}
+    close = difflib.get_close_matches(name_key(name), list(keys), n=1, cutoff=0.6)
+    return Text("errors.did_you_mean", name=repr(keys[close[0]])) if close else ""
 
 
 def child(where: str, key: object) -> str:
@@ -28,27 +52,30 @@ def child(where: str, key: object) -> str:
 def mapping(value: Any, where: str, required: tuple[str, ...] = (), optional: tuple[str, ...] = ()) -> dict:
     """A mapping with exactly these keys (``required`` must be present)."""
     if not isinstance(value, dict):
-        raise UserError(where, f"expected a mapping, got {yamlfile.type_name(value)}")
+        raise UserError(where, Text("errors.expected_mapping", got=got(value)))
     known = (*required, *optional)
     for key in value:
         if key not in known:
-            hint = suggestion(str(key), [str(k) for k in known])
-            raise UserError(child(where, key), f"unknown key{hint} (expected {', '.join(str(k) for k in known)})")
+            names = [str(k) for k in known]
+            raise UserError(
+                child(where, key), Text("errors.unknown_key", hint=hint(str(key), names), known=", ".join(names))
+            )
     for key in required:
         if key not in value:
-            raise UserError(where, f"missing `{key}`")
+            raise UserError(where, Text("errors.missing_key", key=key))
     return value
 
 
 def sequence(value: Any, where: str) -> list:
     if not isinstance(value, list):
-        raise UserError(where, f"expected a list, got {yamlfile.type_name(value)}")
+        raise UserError(where, Text("errors.expected_list", got=got(value)))
     return value
 
 
-def text(value: Any, where: str, *, what: str = "a name", strip: bool = True) -> str:
+def text(value: Any, where: str, *, what: str = "name", strip: bool = True) -> str:
+    """A non-empty text; ``what`` is ``name`` or ``text`` (how the error calls it)."""
     if not isinstance(value, str) or not value.strip():
-        raise UserError(where, f"expected {what}, got {yamlfile.type_name(value)}")
+        raise UserError(where, Text(f"errors.expected_{what}", got=got(value)))
     return value.strip() if strip else value
 
 
@@ -65,27 +92,26 @@ def number(
     if value is None and nullable:
         return None
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        expected = "a number" + (" or null" if nullable else "")
-        raise UserError(where, f"expected {expected}, got {yamlfile.type_name(value)}")
+        key = "errors.expected_number_or_null" if nullable else "errors.expected_number"
+        raise UserError(where, Text(key, got=got(value)))
     if positive and value <= 0:
-        raise UserError(where, f"expected a number greater than 0, got {value!r}")
+        raise UserError(where, Text("errors.expected_positive", value=repr(value)))
     if value < minimum:
-        raise UserError(where, f"expected a number of at least {minimum}, got {value!r}")
+        raise UserError(where, Text("errors.expected_at_least", minimum=minimum, value=repr(value)))
     if value > maximum:
-        raise UserError(where, f"expected at most {maximum}, got {value!r}")
+        raise UserError(where, Text("errors.expected_at_most", maximum=maximum, value=repr(value)))
     return value
 
 
 def seconds(value: Any, where: str, *, maximum: float, positive: bool = False) -> float:
     """A time in seconds, as a scenario writes it."""
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not math.isfinite(value):
-        raise UserError(where, f"expected a number of seconds, got {yamlfile.type_name(value)}")
+        raise UserError(where, Text("errors.expected_seconds", got=got(value)))
     if value < 0 or (positive and value == 0):
-        raise UserError(
-            where, f"expected a {'positive' if positive else 'non-negative'} number of seconds, got {value:g}"
-        )
+        key = "errors.expected_positive_seconds" if positive else "errors.expected_non_negative_seconds"
+        raise UserError(where, Text(key, value=f"{value:g}"))
     if value > maximum:
-        raise UserError(where, f"expected at most {maximum:g} seconds, got {value:g}")
+        raise UserError(where, Text("errors.expected_at_most_seconds", maximum=f"{maximum:g}", value=f"{value:g}"))
     return float(value)
 
 
@@ -93,34 +119,33 @@ def choice(value: Any, where: str, options: Iterable[str]) -> str:
     """One of a few words (a StrEnum's values, typically)."""
     options = [str(o) for o in options]
     if not isinstance(value, str) or value not in options:
-        raise UserError(where, f"expected one of {', '.join(options)}, got {yamlfile.type_name(value)}")
+        raise UserError(where, Text("errors.expected_one_of", options=", ".join(options), got=got(value)))
     return value
 
 
 def unknown_key(where: str, key: object, known: Iterable[object]) -> UserError:
     """The error for ``key``, found at ``where``, that the schema does not have (with a suggestion when close)."""
     names = [str(k) for k in known]
-    hint = suggestion(str(key), names)
-    return UserError(where, f"unknown key{hint} (expected one of: {', '.join(names)})")
+    return UserError(where, Text("errors.unknown_key_of", hint=hint(str(key), names), known=", ".join(names)))
 
 
 def integer(value: Any, where: str, minimum: int = 0, maximum: int = 10**6) -> int:
     if isinstance(value, bool) or not isinstance(value, int):
-        raise UserError(where, f"expected a whole number, got {yamlfile.type_name(value)}")
+        raise UserError(where, Text("errors.expected_whole_number", got=got(value)))
     if not minimum <= value <= maximum:
-        raise UserError(where, f"expected a whole number from {minimum} to {maximum}, got {value}")
+        raise UserError(where, Text("errors.expected_whole_number_from", minimum=minimum, maximum=maximum, value=value))
     return value
 
 
 def boolean(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
-        raise UserError(where, f"expected true or false, got {yamlfile.type_name(value)}")
+        raise UserError(where, Text("errors.expected_boolean", got=got(value)))
     return value
 
 
 def ratio(value: Any, where: str) -> float:
     if isinstance(value, bool) or not isinstance(value, (int, float)) or not 0 <= value <= 1:
-        raise UserError(where, f"expected a fraction from 0 to 1, got {yamlfile.type_name(value)}")
+        raise UserError(where, Text("errors.expected_fraction", got=got(value)))
     return float(value)
 
 

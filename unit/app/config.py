@@ -34,7 +34,7 @@ from unit.core.settings import (
     PowerControl,
     PowerSettings,
 )
-from unit.errors import UserError
+from unit.errors import Text, UserError
 
 __all__ = ["Config", "DEFAULTS_NAME", "Layers", "defaults", "load", "load_file"]
 
@@ -49,14 +49,12 @@ Checker = Callable[[Any, str], Any]
 def _weights(value: Any, where: str) -> dict[BuildResult, float]:
     """Build odds: a mapping from 1, 2, 3, station to non-negative numbers."""
     if not isinstance(value, dict):
-        raise UserError(
-            where, f"expected a mapping like {{1: 25, 2: 25, 3: 25, station: 25}}, got {yamlfile.type_name(value)}"
-        )
+        raise UserError(where, Text("errors.expected_weights", got=fields.got(value)))
     out: dict[BuildResult, float] = {}
     for name, weight in value.items():
         result = _build_result(name)
         if result is None:
-            raise UserError(f"{where}.{name}", "unknown build result (expected 1, 2, 3 or station)")
+            raise UserError(f"{where}.{name}", Text("errors.unknown_build_result"))
         checked = fields.number(weight, f"{where}.{name}", maximum=1e6)
         assert checked is not None  # not nullable
         out[result] = checked
@@ -103,7 +101,7 @@ SCHEMA: dict[str, Any] = {
     "power": {
         "control": _choice(PowerControl),
         "shutdown_hold_seconds": _number(positive=True, maximum=60),
-        "shutdown_command": partial(fields.text, what="a non-empty text", strip=False),
+        "shutdown_command": partial(fields.text, what="text", strip=False),
     },
     "pins": {name: _integer(0, 27) for name in ("power", "auction", "build", "led", "buzzer")},
     "buttons": {"bounce_seconds": _number(maximum=0.5)},
@@ -147,7 +145,7 @@ class Layers:
     def _merge(self, into: dict, overrides: Any, schema: dict, prefix: str, source: str) -> None:
         if not isinstance(overrides, dict):
             where = f"{source}: {prefix.rstrip('.')}" if prefix else source
-            raise UserError(where, f"expected a mapping of settings, got {yamlfile.type_name(overrides)}")
+            raise UserError(where, Text("errors.expected_settings", got=fields.got(overrides)))
         for key, value in overrides.items():
             path = f"{prefix}{key}"
             if key not in schema:
@@ -176,25 +174,25 @@ class Layers:
             keys = ("game.final_warning_minutes", "game.minutes")
             raise UserError(
                 f"{self.blame(*keys)}: game.final_warning_minutes",
-                f"expected at most game.minutes ({game['minutes']}), got {game['final_warning_minutes']}",
+                Text("errors.final_warning_too_long", minutes=game["minutes"], value=game["final_warning_minutes"]),
             )
         if auction["warning_seconds"] >= auction["seconds"]:
             keys = ("auction.warning_seconds", "auction.seconds")
             raise UserError(
                 f"{self.blame(*keys)}: auction.warning_seconds",
-                f"expected less than auction.seconds ({auction['seconds']}), got {auction['warning_seconds']}",
+                Text("errors.warning_too_long", seconds=auction["seconds"], value=auction["warning_seconds"]),
             )
         by_pin: dict[int, str] = {}
         for name, pin in m["pins"].items():
             if pin in by_pin:
                 keys = (f"pins.{name}", f"pins.{by_pin[pin]}")
-                raise UserError(f"{self.blame(*keys)}: pins.{name}", f"GPIO{pin} is already pins.{by_pin[pin]}")
+                raise UserError(
+                    f"{self.blame(*keys)}: pins.{name}", Text("errors.pin_twice", pin=pin, other=by_pin[pin])
+                )
             by_pin[pin] = name
         odds = {result: build["weights"].get(result, 0) for result in BUILD_RESULTS}
         if not any(odds.values()):
-            raise UserError(
-                f"{self.blame('build.weights')}: build.weights", "expected at least one weight above 0, all are 0"
-            )
+            raise UserError(f"{self.blame('build.weights')}: build.weights", Text("errors.weights_all_zero"))
         buzzer, display = m["buzzer"], m["display"]
         return Config(
             language=m["language"],

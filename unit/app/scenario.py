@@ -14,7 +14,7 @@ from typing import Any
 from unit import fields, yamlfile
 from unit.core import BUTTONS, Button, Config, Event, Pressed, Released, Switched
 from unit.core.settings import PowerControl
-from unit.errors import UserError
+from unit.errors import Text, UserError
 
 PRESS_SECONDS = 0.1  # a `press` is released this long after it starts
 MAX_SECONDS = 10_000_000.0  # about 115 days of virtual time
@@ -55,15 +55,15 @@ class Scenario:
             where = f"{self.source}: events[{i}]"
             if action.kind == "switch":
                 if config.power.control != PowerControl.SWITCH:
-                    raise UserError(where, "`switch` needs power.control: switch (the power control is a push button)")
+                    raise UserError(where, Text("errors.switch_needs_switch"))
                 steps.append((action.at, len(steps), Switched(action.target == "on")))
                 continue
             if action.target == "power" and config.power.control == PowerControl.SWITCH:
-                raise UserError(
-                    where, "power is a latching switch (power.control: switch): use `switch: on` or `switch: off`"
-                )
+                raise UserError(where, Text("errors.power_is_a_switch"))
             if action.at < held_until.get(action.target, -1.0):
-                raise UserError(where, f"{action.target} is still held until {held_until[action.target]:g}")
+                raise UserError(
+                    where, Text("errors.still_held", button=action.target, until=f"{held_until[action.target]:g}")
+                )
             length = PRESS_SECONDS if action.kind == "press" else action.seconds
             held_until[action.target] = action.at + length
             steps.append((action.at, len(steps), Pressed(Button(action.target))))
@@ -78,69 +78,69 @@ def load(path: str) -> Scenario:
 
 def parse(data: Any, source: str) -> Scenario:
     if not isinstance(data, dict):
-        raise UserError(source, f"expected a mapping with until and events, got {yamlfile.type_name(data)}")
+        raise UserError(source, Text("errors.expected_scenario", got=fields.got(data)))
     for key in data:
         if key not in KEYS:
-            raise UserError(f"{source}: {key}", f"unknown key (expected one of: {', '.join(KEYS)})")
+            raise fields.unknown_key(f"{source}: {key}", key, KEYS)
     if "until" not in data:
-        raise UserError(source, "missing `until` (how many virtual seconds to run)")
+        raise UserError(source, Text("errors.missing_until"))
     until = _seconds(data["until"], f"{source}: until", positive=True)
     seed = data.get("seed")
     if seed is not None and (isinstance(seed, bool) or not isinstance(seed, int)):
-        raise UserError(f"{source}: seed", f"expected a whole number, got {yamlfile.type_name(seed)}")
+        raise UserError(f"{source}: seed", Text("errors.expected_whole_number", got=fields.got(seed)))
     config = data.get("config")
     if config is not None and not isinstance(config, dict):
-        raise UserError(f"{source}: config", f"expected a mapping of settings, got {yamlfile.type_name(config)}")
+        raise UserError(f"{source}: config", Text("errors.expected_settings", got=fields.got(config)))
     events = data.get("events", [])
     if events is None:
         events = []
     if not isinstance(events, list):
-        raise UserError(f"{source}: events", f"expected a list of events, got {yamlfile.type_name(events)}")
+        raise UserError(f"{source}: events", Text("errors.expected_events", got=fields.got(events)))
     actions: list[Action] = []
     for i, raw in enumerate(events):
         action = _action(raw, f"{source}: events[{i}]")
         if actions and action.at < actions[-1].at:
             raise UserError(
-                f"{source}: events[{i}]", f"out of order: at {action.at:g} comes after at {actions[-1].at:g}"
+                f"{source}: events[{i}]", Text("errors.out_of_order", at=f"{action.at:g}", before=f"{actions[-1].at:g}")
             )
         if action.at > until:
-            raise UserError(f"{source}: events[{i}]", f"at {action.at:g} is after until ({until:g})")
+            raise UserError(
+                f"{source}: events[{i}]", Text("errors.after_until", at=f"{action.at:g}", until=f"{until:g}")
+            )
         actions.append(action)
     return Scenario(source, until, seed, config, tuple(actions))
 
 
 def _action(raw: Any, where: str) -> Action:
     if not isinstance(raw, dict):
-        raise UserError(where, f"expected a mapping like {{at: 10, press: auction}}, got {yamlfile.type_name(raw)}")
+        raise UserError(where, Text("errors.expected_event", got=fields.got(raw)))
     for key in raw:
         if key not in ("at", "press", "hold", "switch", "seconds"):
-            raise UserError(f"{where}.{key}", "unknown key (expected at, one of press, hold, switch, and seconds)")
+            raise UserError(f"{where}.{key}", Text("errors.unknown_event_key"))
     kinds = [k for k in ("press", "hold", "switch") if k in raw]
     if len(kinds) != 1:
-        raise UserError(where, "expected exactly one of press, hold or switch")
+        raise UserError(where, Text("errors.one_action"))
     if "at" not in raw:
-        raise UserError(where, "missing `at` (virtual seconds since the start)")
+        raise UserError(where, Text("errors.missing_at"))
     at = _seconds(raw["at"], f"{where}.at")
     kind = kinds[0]
     value = raw[kind]
     if kind != "hold" and "seconds" in raw:
-        raise UserError(f"{where}.seconds", "only a `hold` has seconds (a press lasts 0.1 s)")
+        raise UserError(f"{where}.seconds", Text("errors.seconds_only_hold"))
     if kind == "switch":
         # YAML 1.1 reads a bare on/off as a boolean.
         position = (
             {True: "on", False: "off", "on": "on", "off": "off"}.get(value) if isinstance(value, (bool, str)) else None
         )
         if position is None:
-            raise UserError(f"{where}.switch", f"expected on or off, got {yamlfile.type_name(value)}")
+            raise UserError(f"{where}.switch", Text("errors.expected_on_off", got=fields.got(value)))
         return Action(at, kind, position)
     if value not in BUTTONS:
-        raise UserError(
-            f"{where}.{kind}", f"unknown button {yamlfile.type_name(value)} (expected power, auction or build)"
-        )
+        raise UserError(f"{where}.{kind}", Text("errors.unknown_button", got=fields.got(value)))
     if kind == "press":
         return Action(at, kind, value)
     if "seconds" not in raw:
-        raise UserError(where, "a hold needs `seconds` (how long the button stays down)")
+        raise UserError(where, Text("errors.hold_needs_seconds"))
     return Action(at, kind, value, _seconds(raw["seconds"], f"{where}.seconds", positive=True))
 
 
