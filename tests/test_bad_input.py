@@ -3,6 +3,10 @@
 Each file is fed to the command that reads its kind: configurations to ``simulate --config``, scenarios to
 ``simulate``, editions to ``board``, game files to ``check``. The one line on stderr must name the file and
 carry the message expected for it (tests/data/bad/expected.yaml); nothing may be printed on stdout.
+
+The calculator's commands (editions and game files) speak French by default and English with ``--lang en``:
+their expected line is either one text (the same in both languages) or ``{en: ..., fr: ...}``, and both
+languages are checked. The English lines are the contract the English text has always had.
 """
 
 from __future__ import annotations
@@ -19,6 +23,21 @@ from unit.cli import main
 BAD = Path(__file__).parent / "data" / "bad"
 EXPECTED = yaml.safe_load((BAD / "expected.yaml").read_text(encoding="utf-8"))
 GOOD_SCENARIO = Path(__file__).parent.parent / "docs" / "examples" / "demo-game.yaml"
+
+
+CALCULATOR_KINDS = ("edition", "game")
+CASES = sorted(
+    [(relative, None) for relative in EXPECTED if relative.split("/")[0] not in CALCULATOR_KINDS]
+    + [
+        (relative, lang) for relative in EXPECTED if relative.split("/")[0] in CALCULATOR_KINDS for lang in ("fr", "en")
+    ],
+    key=lambda case: (case[0], case[1] or ""),
+)
+
+
+def expected(relative: str, lang: str | None) -> str:
+    text = EXPECTED[relative]
+    return text if isinstance(text, str) else text[lang]
 
 
 def command_for(relative: str) -> list[str]:
@@ -39,16 +58,16 @@ def test_the_corpus_is_large_and_complete():
     assert {name.split("/")[0] for name in EXPECTED} == {"config", "scenario", "edition", "game"}
 
 
-@pytest.mark.parametrize("relative", sorted(EXPECTED))
-def test_bad_file_exits_2_with_one_line_naming_it(capsys, relative):
+@pytest.mark.parametrize("relative,lang", CASES)
+def test_bad_file_exits_2_with_one_line_naming_it(capsys, relative, lang):
     # In-process: any exception other than the one-line error would escape main() and fail the test.
-    status = main(command_for(relative))
+    status = main(command_for(relative) + (["--lang", lang] if lang == "en" else []))
     out, err = capsys.readouterr()
     assert status == 2, err
     assert out == ""  # never a partial output
     assert err.count("\n") == 1, err
     assert str(BAD / relative) in err, err
-    assert EXPECTED[relative] in err, err
+    assert expected(relative, lang) in err, err
 
 
 @pytest.mark.parametrize("relative", ["config/binary.yaml", "scenario/out-of-order.yaml", "game/syntax-error.yaml"])

@@ -340,7 +340,7 @@ def test_money_is_written_the_city_way():
 )
 def test_a_bad_game_file_exits_2_in_one_line(capsys, game, players, message):
     path = game(players)
-    assert main(["check", path]) == 2
+    assert main(["check", path, "--lang", "en"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and path in err and message in err, err
 

@@ -11,7 +11,6 @@ import unicodedata
 from typing import Any
 
 from unit import yamlfile
-from unit.calculator import money
 from unit.errors import UserError
 
 
@@ -59,12 +58,6 @@ def boolean(value: Any, where: str) -> bool:
     if not isinstance(value, bool):
         raise UserError(where, f"expected true or false, got {yamlfile.type_name(value)}")
     return value
-
-
-def amount(value: Any, where: str, nullable: bool = False) -> int | None:
-    if value is None and nullable:
-        return None
-    return money.parse(value, where)
 
 
 def ratio(value: Any, where: str) -> float:

@@ -34,11 +34,11 @@ def emit(args: argparse.Namespace, obj: dict, lines: list[str]) -> None:
 # --- rent -------------------------------------------------------------------------------------
 
 
-def parse_card(text: str) -> list[int]:
+def parse_card(text: str, language: str) -> list[int]:
     values = text.split()
     if len(values) != 9:
         raise UserError("--card", f"expected the 9 values of the card (0 to 8 blocks), got {len(values)}")
-    return [money.parse(v, f"--card value {i}") for i, v in enumerate(values)]
+    return [money.parse(v, f"--card value {i}", language) for i, v in enumerate(values)]
 
 
 def cmd_rent(args: argparse.Namespace, language: str) -> int:
@@ -49,7 +49,7 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
             if not 0 <= getattr(args, flag) <= 99:
                 raise UserError(f"--{flag}", f"expected a number of blocks from 0 to 99, got {getattr(args, flag)}")
         rent = city.card_rent(
-            parse_card(args.card),
+            parse_card(args.card, language),
             args.residential,
             args.industrial,
             hazard=args.hazard,
@@ -66,7 +66,7 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
     for flag in ("residential", "industrial"):
         if getattr(args, flag):
             raise UserError(f"--{flag}", "only with --card (a game file says how many blocks stand)")
-    game = positions.load(args.game)
+    game = positions.load(args.game, language)
     if game.kind == "city":
         square, owner, amount, explanation = _city_rent(game, args, language)
     else:
@@ -128,7 +128,7 @@ def _classic_rent(game, args, language):
 
 
 def cmd_fortune(args: argparse.Namespace, language: str) -> int:
-    game = positions.load(args.game)
+    game = positions.load(args.game, language)
     if game.kind == "city":
         if args.variant is not None:
             raise UserError("--variant", "Monopoly City has one way to count fortunes: no variant")
@@ -168,7 +168,7 @@ def cmd_fortune(args: argparse.Namespace, language: str) -> int:
 
 
 def cmd_check(args: argparse.Namespace, language: str) -> int:
-    game = positions.load(args.game)
+    game = positions.load(args.game, language)
     problems = city.check(game, language) if game.kind == "city" else classic.check(game, language)
     obj = {
         "ok": not problems,
@@ -187,7 +187,7 @@ def cmd_check(args: argparse.Namespace, language: str) -> int:
 
 
 def cmd_board(args: argparse.Namespace, language: str) -> int:
-    edition = editions.load(args.edition)
+    edition = editions.load(args.edition, language=language)
     print("\n".join(board_lines(edition, language)))
     return 0
 

@@ -17,6 +17,7 @@ from importlib import resources
 from pathlib import Path
 
 from unit import fields, yamlfile
+from unit.calculator import money
 from unit.errors import UserError
 
 SHIPPED = ("classic-fr", "europe-1991")
@@ -145,14 +146,14 @@ Edition = ClassicEdition | CityEdition
 # --- loading ----------------------------------------------------------------------------------
 
 
-def load(name_or_path: str, relative_to: Path | None = None, where: str | None = None) -> Edition:
+def load(name_or_path: str, relative_to: Path | None = None, where: str | None = None, language: str = "fr") -> Edition:
     """A shipped edition by name (``classic-fr``), or an edition file by path.
 
     ``where`` names the place that asked for it (a game file's ``edition:``) in a not-found error.
     """
     if name_or_path in SHIPPED:
         text = resources.files("unit.calculator").joinpath(f"editions/{name_or_path}.yaml").read_text(encoding="utf-8")
-        return parse(yamlfile.parse(text, name_or_path, what="edition"), name_or_path)
+        return parse(yamlfile.parse(text, name_or_path, what="edition"), name_or_path, language)
     path = Path(name_or_path)
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
@@ -162,16 +163,16 @@ def load(name_or_path: str, relative_to: Path | None = None, where: str | None =
         if where is not None:
             raise UserError(where, f"no such edition {name_or_path!r}{hint} (shipped: {shipped}; or a file's path)")
         raise UserError(name_or_path, f"no such edition{hint} (shipped: {shipped}; or a file's path)")
-    return parse(yamlfile.load(path, what="edition"), str(path))
+    return parse(yamlfile.load(path, what="edition"), str(path), language)
 
 
-def parse(data: object, source: str) -> Edition:
+def parse(data: object, source: str, language: str = "fr") -> Edition:
     top = fields.mapping(data, source, optional=("game",) + CLASSIC_KEYS + CITY_KEYS)
     game = top.get("game")
     if game == "classic":
-        return _classic(top, source)
+        return _classic(top, source, language)
     if game == "city":
-        return _city(top, source)
+        return _city(top, source, language)
     raise UserError(f"{source}: game", f"expected classic or city, got {yamlfile.type_name(game)}")
 
 
@@ -210,7 +211,7 @@ CLASSIC_KEYS = (
 CITY_KEYS = ("name", "hazards", "groups")
 
 
-def _classic(top: dict, source: str) -> ClassicEdition:
+def _classic(top: dict, source: str, language: str) -> ClassicEdition:
     where = lambda key: f"{source}: {key}"  # noqa: E731
     required = [key for key in CLASSIC_RULES if key not in OPTIONAL_RULES]
     fields.mapping(top, source, required=("game", "name", *required, "groups", "streets"), optional=CLASSIC_KEYS)
@@ -221,7 +222,7 @@ def _classic(top: dict, source: str) -> ClassicEdition:
             continue
         value = top[key]
         if kind == "amount":
-            rules[key] = fields.amount(value, where(key))
+            rules[key] = money.field(value, where(key), language)
         elif kind == "ratio":
             rules[key] = fields.ratio(value, where(key))
         elif kind == "count":
@@ -236,7 +237,7 @@ def _classic(top: dict, source: str) -> ClassicEdition:
         spec = fields.mapping(raw, where(f"groups.{colour}"), required=("house_cost", "size"), optional=("fr",))
         groups[str(colour)] = {
             "fr": str(spec.get("fr", colour)),
-            "house_cost": fields.amount(spec["house_cost"], where(f"groups.{colour}.house_cost")),
+            "house_cost": money.field(spec["house_cost"], where(f"groups.{colour}.house_cost"), language),
             "size": fields.integer(spec["size"], where(f"groups.{colour}.size"), 1, 4),
         }
     squares: dict[str, Street | Company | Tax] = {}
@@ -260,10 +261,10 @@ def _classic(top: dict, source: str) -> ClassicEdition:
                 pos=fields.integer(spec["pos"], f"{at}.pos", 0, 39),
                 name=fields.text(spec["name"], f"{at}.name"),
                 group=group,
-                price=fields.amount(spec["price"], f"{at}.price"),
-                house_cost=fields.amount(spec["house_cost"], f"{at}.house_cost"),
-                rent=tuple(fields.amount(v, f"{at}.rent[{j}]") for j, v in enumerate(rent)),
-                mortgage=fields.amount(spec["mortgage"], f"{at}.mortgage"),
+                price=money.field(spec["price"], f"{at}.price", language),
+                house_cost=money.field(spec["house_cost"], f"{at}.house_cost", language),
+                rent=tuple(money.field(v, f"{at}.rent[{j}]", language) for j, v in enumerate(rent)),
+                mortgage=money.field(spec["mortgage"], f"{at}.mortgage", language),
             ),
             at,
         )
@@ -286,8 +287,8 @@ def _classic(top: dict, source: str) -> ClassicEdition:
                 Company(
                     pos=fields.integer(item["pos"], f"{at}.list[{i}].pos", 0, 39),
                     name=fields.text(item["name"], f"{at}.list[{i}].name"),
-                    price=fields.amount(spec["price"], f"{at}.price"),
-                    mortgage=fields.amount(spec["mortgage"], f"{at}.mortgage"),
+                    price=money.field(spec["price"], f"{at}.price", language),
+                    mortgage=money.field(spec["mortgage"], f"{at}.mortgage", language),
                     kind=kind,
                 ),
                 f"{at}.list[{i}]",
@@ -299,7 +300,7 @@ def _classic(top: dict, source: str) -> ClassicEdition:
             Tax(
                 fields.integer(item["pos"], f"{at}.pos", 0, 39),
                 fields.text(item["name"], f"{at}.name"),
-                fields.amount(item["amount"], f"{at}.amount"),
+                money.field(item["amount"], f"{at}.amount", language),
             ),
             at,
         )
@@ -311,7 +312,7 @@ def _classic(top: dict, source: str) -> ClassicEdition:
     return ClassicEdition(source, name, rules, groups, ordered, station_rents, utility_multipliers)
 
 
-def _city(top: dict, source: str) -> CityEdition:
+def _city(top: dict, source: str, language: str) -> CityEdition:
     where = lambda key: f"{source}: {key}"  # noqa: E731
     fields.mapping(top, source, required=("game", "name", "hazards", "groups"), optional=CITY_KEYS)
     name = fields.text(top["name"], where("name"))
@@ -343,13 +344,17 @@ def _city(top: dict, source: str) -> CityEdition:
                 rents = fields.sequence(rents, f"{dat}.rents")
                 if len(rents) != CITY_RENT_LEVELS:
                     raise UserError(f"{dat}.rents", f"expected 9 amounts (0 to 8 blocks), got {len(rents)}")
-                rents = tuple(fields.amount(v, f"{dat}.rents[{j}]") for j, v in enumerate(rents))
+                rents = tuple(money.field(v, f"{dat}.rents[{j}]", language) for j, v in enumerate(rents))
             districts[district_name] = District(
                 name=district_name,
                 group=group_name,
-                price=fields.amount(item.get("price"), f"{dat}.price", nullable=True),
-                residential_cost=fields.amount(item.get("residential_cost"), f"{dat}.residential_cost", nullable=True),
-                industrial_cost=fields.amount(item.get("industrial_cost"), f"{dat}.industrial_cost", nullable=True),
+                price=money.field(item.get("price"), f"{dat}.price", language, nullable=True),
+                residential_cost=money.field(
+                    item.get("residential_cost"), f"{dat}.residential_cost", language, nullable=True
+                ),
+                industrial_cost=money.field(
+                    item.get("industrial_cost"), f"{dat}.industrial_cost", language, nullable=True
+                ),
                 rents=rents,
                 where=place,
             )
@@ -358,7 +363,7 @@ def _city(top: dict, source: str) -> CityEdition:
             raise UserError(f"{at}.districts", "expected at least one district")
         groups[group_name] = CityGroup(
             group_name,
-            fields.amount(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", nullable=True),
+            money.field(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", language, nullable=True),
             tuple(members),
         )
     return CityEdition(source, name, hazards, groups, districts)

@@ -12,6 +12,7 @@ from pathlib import Path
 
 from unit import fields, yamlfile
 from unit.calculator import edition as editions
+from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Street
 from unit.errors import UserError
 
@@ -80,17 +81,21 @@ class Game:
         return holding.square if isinstance(holding, ClassicHolding) else holding.district
 
 
-def load(path: str) -> Game:
+def load(path: str, language: str = "fr") -> Game:
     data = yamlfile.load(path, what="game file")
     source = str(path)
     top = fields.mapping(data, source, required=("edition", "players"))
     name = fields.text(top["edition"], f"{source}: edition")
-    edition = editions.load(name, relative_to=Path(path).parent, where=f"{source}: edition")
+    edition = editions.load(name, relative_to=Path(path).parent, where=f"{source}: edition", language=language)
     players = []
     seen: set[str] = set()
     for i, raw in enumerate(fields.sequence(top["players"], f"{source}: players")):
         where = f"{source}: players[{i}]"
-        player = _city_player(raw, where, edition) if edition.game == "city" else _classic_player(raw, where, edition)
+        player = (
+            _city_player(raw, where, edition, language)
+            if edition.game == "city"
+            else _classic_player(raw, where, edition, language)
+        )
         if fields.name_key(player.name) in seen:
             raise UserError(f"{where}.name", f"two players are called {player.name!r}")
         seen.add(fields.name_key(player.name))
@@ -100,7 +105,7 @@ def load(path: str) -> Game:
     return Game(source, edition, tuple(players))
 
 
-def _classic_player(raw: object, where: str, edition: ClassicEdition) -> Player:
+def _classic_player(raw: object, where: str, edition: ClassicEdition, language: str) -> Player:
     spec = fields.mapping(raw, where, required=("name",), optional=("cash", "properties"))
     holdings = []
     for j, item in enumerate(fields.sequence(spec.get("properties") or [], f"{where}.properties")):
@@ -117,14 +122,16 @@ def _classic_player(raw: object, where: str, edition: ClassicEdition) -> Player:
             ClassicHolding(square.name, houses, hotel, fields.boolean(item.get("mortgaged", False), f"{at}.mortgaged"))
         )
     return Player(
-        fields.text(spec["name"], f"{where}.name"), fields.amount(spec.get("cash", 0), f"{where}.cash"), tuple(holdings)
+        fields.text(spec["name"], f"{where}.name"),
+        money.field(spec.get("cash", 0), f"{where}.cash", language),
+        tuple(holdings),
     )
 
 
 CITY_HOLDING_KEYS = ("residential", "industrial", "hazard", "bonus", "skyscraper", "stadium", "station", "mortgaged")
 
 
-def _city_player(raw: object, where: str, edition: CityEdition) -> Player:
+def _city_player(raw: object, where: str, edition: CityEdition, language: str) -> Player:
     spec = fields.mapping(raw, where, required=("name",), optional=("cash", "tower", "districts"))
     holdings = []
     for j, item in enumerate(fields.sequence(spec.get("districts") or [], f"{where}.districts")):
@@ -162,7 +169,7 @@ def _city_player(raw: object, where: str, edition: CityEdition) -> Player:
         tower = edition.district(fields.text(tower, f"{where}.tower"), f"{where}.tower").name
     return Player(
         fields.text(spec["name"], f"{where}.name"),
-        fields.amount(spec.get("cash", 0), f"{where}.cash"),
+        money.field(spec.get("cash", 0), f"{where}.cash", language),
         tuple(holdings),
         tower,
     )

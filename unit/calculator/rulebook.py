@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from unit import i18n
+
+
+def words(language: str, key: str, /, **values: object) -> str:
+    """The calculator's sentence ``key`` (under ``calculator.`` in unit/locales/) in ``language``."""
+    return i18n.words(language)(f"calculator.{key}", **values)
+
 
 def say(language: str, fr: str, en: str, **values) -> str:
     """One sentence in the table's language (French unless ``language`` is ``en``)."""
