@@ -15,7 +15,7 @@ from collections.abc import Callable
 
 from unit import __version__
 from unit.app import config as configuration
-from unit.errors import UserError
+from unit.errors import ArgumentError, UserError
 
 
 def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> configuration.Config:
@@ -211,12 +211,21 @@ def _with_language(handler):
     return call
 
 
+def flag_name(argument: str) -> str:
+    """The flag of a value the rules name: ``dice`` -> ``--dice``, ``card value 3`` -> ``--card value 3``."""
+    first, _, rest = argument.partition(" ")
+    return f"--{first.replace('_', '-')}" + (f" {rest}" if rest else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
+    except ArgumentError as error:
+        print(f"monopoly-city: {flag_name(error.argument)}: {error.message}", file=sys.stderr)
+        return error.exit_status
     except UserError as error:
         print(f"monopoly-city: {error}", file=sys.stderr)
         return error.exit_status

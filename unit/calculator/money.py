@@ -26,7 +26,7 @@ from __future__ import annotations
 import re
 
 from unit import yamlfile
-from unit.calculator.rulebook import words as say
+from unit.calculator.rulebook import words as catalog
 from unit.errors import UserError
 
 MAX_AMOUNT = 10**12
@@ -45,7 +45,7 @@ _SCALE = {"k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000}
 
 def parse(value: object, where: str, language: str = "fr") -> int:
     """An amount written as the table writes it; :class:`UserError` naming ``where`` otherwise."""
-    words = lambda key, **v: say(language, f"money.{key}", **v)  # noqa: E731
+    words = lambda key, **v: catalog(language, f"money.{key}", **v)  # noqa: E731
     if isinstance(value, bool):
         raise UserError(where, words("expected", got=yamlfile.type_name(value)))
     if isinstance(value, float):
@@ -59,7 +59,7 @@ def parse(value: object, where: str, language: str = "fr") -> int:
     if amount < 0:
         raise UserError(where, words("negative", got=amount))
     if amount > MAX_AMOUNT:
-        sep = "\u202f" if language == "fr" else ","
+        sep = catalog(language, "money.thousands_separator")
         raise UserError(
             where, words("too_big", max=f"{MAX_AMOUNT:,}".replace(",", sep), got=f"{amount:,}".replace(",", sep))
         )
@@ -96,14 +96,14 @@ def field(value: object, where: str, language: str = "fr", nullable: bool = Fals
 
 def city(amount: int, language: str = "fr") -> str:
     """Monopoly City's way: ``M 10M``, ``M 1,5M``, ``M 500k`` (``M 1.5M`` in English); exact, never rounded."""
-    mark = "," if language == "fr" else "."
+    mark = catalog(language, "money.decimal_mark")
     if amount >= 1_000_000 and amount % 1_000 == 0:
         millions, rest = divmod(amount, 1_000_000)
         text = str(millions) + (mark + f"{rest:06d}".rstrip("0") if rest else "") + "M"
     elif amount >= 1_000 and amount % 1_000 == 0:
         text = f"{amount // 1_000}k"
     else:
-        text = f"{amount:,}".replace(",", "\u202f" if language == "fr" else ",")
+        text = f"{amount:,}".replace(",", catalog(language, "money.thousands_separator"))
     return f"M {text}"
 
 

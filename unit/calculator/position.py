@@ -14,6 +14,8 @@ from unit import fields, yamlfile
 from unit.calculator import edition as editions
 from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Street
+from unit.calculator.names import Names
+from unit.calculator.rulebook import words
 from unit.errors import UserError
 
 
@@ -48,6 +50,7 @@ class Player:
     cash: int
     holdings: tuple  # ClassicHolding or CityHolding
     tower: str | None = None  # City: the district where this player's Monopoly Tower stands
+    exemption_card: bool = False  # City: holds the rent-exemption card (« la carte exonération de loyer »)
 
 
 @dataclass(frozen=True)
@@ -68,6 +71,10 @@ class Game:
                     return player, holding
         return None
 
+    def player(self, name: str, where: str, language: str = "fr") -> Player:
+        """A player by name (a unique beginning is enough)."""
+        return Names({p.name: p for p in self.players}, "player").find(name, where, language)
+
     def owners(self) -> dict[str, list[str]]:
         """Each square or district held, and the players holding it (one, in a legal position)."""
         out: dict[str, list[str]] = {}
@@ -79,6 +86,26 @@ class Game:
     @staticmethod
     def _name(holding) -> str:
         return holding.square if isinstance(holding, ClassicHolding) else holding.district
+
+
+def hypothetical(
+    edition: ClassicEdition, square: Street | object, houses: int, hotel: bool, mortgaged: bool, group: bool
+) -> Game:
+    """A position for ``rent --edition``: one owner holding ``square`` as described, and with ``group`` the rest
+    of its colour group unbuilt (or every station, every utility)."""
+    kind = square.kind
+    if group:
+        if isinstance(square, Street):
+            others = [s.name for s in edition.group_streets(square.group)]
+        else:
+            others = [s.name for s in edition.squares.values() if s.kind == kind]
+    else:
+        others = [square.name]
+    holdings = tuple(
+        ClassicHolding(name, houses, hotel, mortgaged) if name == square.name else ClassicHolding(name, 0, False, False)
+        for name in others
+    )
+    return Game(edition.source, edition, (Player("", 0, holdings),))
 
 
 def load(path: str, language: str = "fr") -> Game:
@@ -97,11 +124,11 @@ def load(path: str, language: str = "fr") -> Game:
             else _classic_player(raw, where, edition, language)
         )
         if fields.name_key(player.name) in seen:
-            raise UserError(f"{where}.name", f"two players are called {player.name!r}")
+            raise UserError(f"{where}.name", words(language, "game.same_player", p=repr(player.name)))
         seen.add(fields.name_key(player.name))
         players.append(player)
     if not players:
-        raise UserError(f"{source}: players", "expected at least one player")
+        raise UserError(f"{source}: players", words(language, "game.no_player"))
     return Game(source, edition, tuple(players))
 
 
@@ -111,13 +138,13 @@ def _classic_player(raw: object, where: str, edition: ClassicEdition, language: 
     for j, item in enumerate(fields.sequence(spec.get("properties") or [], f"{where}.properties")):
         at = f"{where}.properties[{j}]"
         item = fields.mapping(item, at, required=("name",), optional=("houses", "hotel", "mortgaged"))
-        square = edition.square(fields.text(item["name"], f"{at}.name"), f"{at}.name")
+        square = edition.square(fields.text(item["name"], f"{at}.name"), f"{at}.name", language)
         if square.kind == "tax":
-            raise UserError(f"{at}.name", f"{square.name!r} is a tax square, nobody owns it")
+            raise UserError(f"{at}.name", words(language, "game.tax_owned", s=repr(square.name)))
         houses = fields.integer(item.get("houses", 0), f"{at}.houses", 0, 99)
         hotel = fields.boolean(item.get("hotel", False), f"{at}.hotel")
         if (houses or hotel) and not isinstance(square, Street):
-            raise UserError(f"{at}", f"{square.name} is a {square.kind}: no houses or hotel there")
+            raise UserError(f"{at}", words(language, f"game.no_buildings_{square.kind}", s=square.name))
         holdings.append(
             ClassicHolding(square.name, houses, hotel, fields.boolean(item.get("mortgaged", False), f"{at}.mortgaged"))
         )
@@ -132,20 +159,22 @@ CITY_HOLDING_KEYS = ("residential", "industrial", "hazard", "bonus", "skyscraper
 
 
 def _city_player(raw: object, where: str, edition: CityEdition, language: str) -> Player:
-    spec = fields.mapping(raw, where, required=("name",), optional=("cash", "tower", "districts"))
+    spec = fields.mapping(raw, where, required=("name",), optional=("cash", "tower", "exemption_card", "districts"))
     holdings = []
     for j, item in enumerate(fields.sequence(spec.get("districts") or [], f"{where}.districts")):
         at = f"{where}.districts[{j}]"
         item = fields.mapping(item, at, required=("name",), optional=CITY_HOLDING_KEYS)
-        district = edition.district(fields.text(item["name"], f"{at}.name"), f"{at}.name")
+        district = edition.district(fields.text(item["name"], f"{at}.name"), f"{at}.name", language)
         hazard, bonus = item.get("hazard"), item.get("bonus")
         if hazard is not None and hazard not in HAZARDS:
             raise UserError(
-                f"{at}.hazard", f"expected one of {', '.join(HAZARDS)} or null, got {yamlfile.type_name(hazard)}"
+                f"{at}.hazard",
+                words(language, "game.one_of", x=", ".join(HAZARDS), got=yamlfile.type_name(hazard)),
             )
         if bonus is not None and bonus not in BONUSES:
             raise UserError(
-                f"{at}.bonus", f"expected one of {', '.join(BONUSES)} or null, got {yamlfile.type_name(bonus)}"
+                f"{at}.bonus",
+                words(language, "game.one_of", x=", ".join(BONUSES), got=yamlfile.type_name(bonus)),
             )
 
         def flag(key: str, item=item, at=at) -> bool:
@@ -166,10 +195,11 @@ def _city_player(raw: object, where: str, edition: CityEdition, language: str) -
         )
     tower = spec.get("tower")
     if tower is not None:
-        tower = edition.district(fields.text(tower, f"{where}.tower"), f"{where}.tower").name
+        tower = edition.district(fields.text(tower, f"{where}.tower"), f"{where}.tower", language).name
     return Player(
         fields.text(spec["name"], f"{where}.name"),
         money.field(spec.get("cash", 0), f"{where}.cash", language),
         tuple(holdings),
         tower,
+        fields.boolean(spec.get("exemption_card", False), f"{where}.exemption_card"),
     )

@@ -12,11 +12,6 @@ def words(language: str, key: str, /, **values: object) -> str:
     return i18n.words(language)(f"calculator.{key}", **values)
 
 
-def say(language: str, fr: str, en: str, **values) -> str:
-    """One sentence in the table's language (French unless ``language`` is ``en``)."""
-    return (fr if language == "fr" else en).format(**values)
-
-
 @dataclass(frozen=True)
 class Problem:
     """One broken rule in a position: who, where, which rule (a stable id) and why, in words."""
@@ -34,8 +29,9 @@ class Problems(list):
         super().__init__()
         self.language = language
 
-    def add(self, player: str | None, square: str | None, rule: str, fr: str, en: str, **values) -> None:
-        self.append(Problem(player, square, rule, say(self.language, fr, en, **values)))
+    def add(self, player: str | None, square: str | None, rule: str, **values: object) -> None:
+        """One problem, worded by the catalog entry ``calculator.check.<rule>``."""
+        self.append(Problem(player, square, rule, words(self.language, f"check.{rule}", **values)))
 
     def owned_once(self, owners: dict[str, list[str]]) -> None:
         """Every square or district has at most one owner (``owners``: square -> the players holding it)."""
@@ -45,8 +41,6 @@ class Problems(list):
                     ", ".join(names),
                     square,
                     "owned_once",
-                    "{s} a plusieurs propriétaires : {o}",
-                    "{s} has several owners: {o}",
                     s=square,
                     o=", ".join(names),
                 )
