@@ -143,7 +143,7 @@ def test_hazard_removal_costs_500k_per_block(capsys, game):
 
 def test_a_missing_card_value_names_the_card_and_the_field(capsys, game, tmp_path):
     template = tmp_path / "my-city.yaml"
-    assert main(["edition", "template", "city"]) == 0
+    assert main(["edition", "template", "city", "--lang", "en"]) == 0
     template.write_text(capsys.readouterr().out, encoding="utf-8")
     path = game({"A": {"districts": [{"name": "district-5"}]}}, edition=str(template))
     assert main(["rent", path, "district-5", "--lang", "en"]) == 2

@@ -413,9 +413,10 @@ def cmd_edition(args: argparse.Namespace, language: str) -> int:
             "edition template",
             words(language, "args.unknown_template", name=repr(args.kind), hint=hint, expected=", ".join(TEMPLATES)),
         )
-    sys.stdout.write(
-        resources.files("unit.calculator").joinpath(f"editions/{TEMPLATES[args.kind]}").read_text(encoding="utf-8")
-    )
+    folder = resources.files("unit.calculator").joinpath("editions")
+    translated = folder.joinpath(TEMPLATES[args.kind].replace(".yaml", f".{language}.yaml"))
+    template = translated if translated.is_file() else folder.joinpath(TEMPLATES[args.kind])
+    sys.stdout.write(template.read_text(encoding="utf-8"))
     return 0
 
 
