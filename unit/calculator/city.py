@@ -12,7 +12,7 @@ from dataclasses import dataclass, field
 from unit.calculator import money
 from unit.calculator.edition import CityEdition
 from unit.calculator.position import CityHolding, Game, Player
-from unit.calculator.rulebook import Problem, Problems, words
+from unit.calculator.rulebook import Deal, Problem, Problems, words
 
 MAX_BLOCKS = 8
 HAZARD_REMOVAL_PER_BLOCK = 500_000
@@ -83,13 +83,13 @@ def card_rent(
 
 def owner_doubles(game: Game, player: Player, group: str) -> tuple[bool, bool]:
     """Whether ``player`` has a skyscraper in ``group``, and whether they have the Monopoly Tower."""
-    edition: CityEdition = game.edition
+    edition = game.city
     skyscraper = any(h.skyscraper and edition.districts[h.district].group == group for h in player.holdings)
     return skyscraper, player.tower is not None
 
 
 def district_rent(game: Game, player: Player, holding: CityHolding, language: str) -> Rent:
-    edition: CityEdition = game.edition
+    edition = game.city
     district = edition.districts[holding.district]
     skyscraper, tower = owner_doubles(game, player, district.group)
     rent = card_rent(
@@ -144,7 +144,7 @@ def fortunes(game: Game, language: str) -> list[tuple[Player, int]]:
 
 
 def check(game: Game, language: str) -> list[Problem]:
-    edition: CityEdition = game.edition
+    edition = game.city
     problems = Problems(language)
 
     problems.owned_once(game.owners())
@@ -252,17 +252,9 @@ def check(game: Game, language: str) -> list[Problem]:
 # --- the bank: GO, the industry tax, mortgages --------------------------------------------------
 
 
-@dataclass
-class Deal:
-    """What the bank pays or asks for, with the reasons."""
-
-    amount: int
-    explanation: list[str] = field(default_factory=list)
-
-
 def salary(game: Game, player: Player, language: str) -> Deal:
     """Passing GO: the salary « (en plus de votre salaire) », plus M 1M per stadium owned."""
-    edition: CityEdition = game.edition
+    edition = game.city
     base = edition.board_amount("go_salary", language)
     stadiums = sum(1 for h in player.holdings if h.stadium)
     lines = [words(language, "salary.go", a=money.city(base, language))]
@@ -275,7 +267,7 @@ def salary(game: Game, player: Player, language: str) -> Deal:
 def industry_tax(game: Game, player: Player, language: str) -> Deal:
     """« Si vous possédez un bâtiment industriel, vous devez payer le montant indiqué sur la case du plateau.
     Si vous n'en possédez pas, vous n'avez rien à payer. »"""
-    edition: CityEdition = game.edition
+    edition = game.city
     industrial = sum(h.industrial for h in player.holdings)
     if not industrial:
         return Deal(0, [words(language, "tax.none")])

@@ -11,7 +11,7 @@ from dataclasses import dataclass, field
 
 from unit.calculator.edition import ClassicEdition, Street
 from unit.calculator.position import ClassicHolding, Game, Player
-from unit.calculator.rulebook import Problem, Problems, words
+from unit.calculator.rulebook import Deal, Problem, Problems, words
 from unit.errors import ArgumentError
 
 QUICK_HOTEL_HOUSES = 3  # « vous ne devez construire que trois maisons, au lieu de quatre »
@@ -25,7 +25,7 @@ class Rent:
 
 def lift_cost(edition: ClassicEdition, mortgage: int) -> int:
     """Lifting a mortgage: its value plus 10 % interest, rounded up to a whole unit."""
-    return mortgage + math.ceil(round(mortgage * edition.rules["unmortgage_interest"], 6))
+    return mortgage + math.ceil(round(mortgage * edition.rules.unmortgage_interest, 6))
 
 
 def owns_whole_group(edition: ClassicEdition, player: Player, group: str) -> bool:
@@ -35,9 +35,9 @@ def owns_whole_group(edition: ClassicEdition, player: Player, group: str) -> boo
 
 def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
     """What a player landing on ``square_name`` pays its owner (the owner must exist)."""
-    edition: ClassicEdition = game.edition
-    square = edition.squares[square_name]
-    player, holding = game.holding(square_name)
+    edition = game.classic
+    square = edition.deed(square_name)
+    player, holding = game.held(square_name)
     if holding.mortgaged:
         cost = lift_cost(edition, square.mortgage)
         return Rent(
@@ -80,7 +80,7 @@ def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
 
 def _owned(edition: ClassicEdition, player: Player, kind: str) -> int:
     """How many stations (or utilities) the owner holds; mortgaged ones count unless the edition says not."""
-    cancels = edition.rules["mortgaged_street_cancels_group_double_rent"]
+    cancels = edition.rules.mortgaged_street_cancels_group_double_rent
     return sum(1 for h in player.holdings if edition.squares[h.square].kind == kind and not (cancels and h.mortgaged))
 
 
@@ -94,8 +94,8 @@ def _street_rent(
         return Rent(amount, [words(language, "rent.houses", n=holding.houses, a=amount)])
     lines = [words(language, "rent.classic_bare", a=street.rent[0])]
     whole = owns_whole_group(edition, player, street.group)
-    doubled = whole and edition.rules["double_rent_on_full_group_unbuilt"]
-    if doubled and edition.rules["mortgaged_street_cancels_group_double_rent"]:
+    doubled = whole and edition.rules.double_rent_on_full_group_unbuilt
+    if doubled and edition.rules.mortgaged_street_cancels_group_double_rent:
         mine = {h.square: h for h in player.holdings}
         if any(mine[s.name].mortgaged for s in edition.group_streets(street.group)):
             doubled = False
@@ -125,13 +125,13 @@ def fortunes(game: Game, variant: str) -> list[tuple[Player, int]]:
     """« ses terrains, services publics et gares au prix indiqué sur le plateau de jeu, ses propriétés
     hypothéquées estimées à la moitié [...], ses maisons estimées au prix d'achat, ses hôtels estimés au prix
     d'achat, qui comprend la valeur des [...] maisons données en échange »."""
-    edition: ClassicEdition = game.edition
+    edition = game.classic
     traded = houses_per_hotel(edition, variant)
     out = []
     for player in game.players:
         assets = 0
         for h in player.holdings:
-            square = edition.squares[h.square]
+            square = edition.deed(h.square)
             assets += square.price // 2 if h.mortgaged else square.price
             if isinstance(square, Street):
                 assets += h.houses * square.house_cost
@@ -146,12 +146,12 @@ def fortunes(game: Game, variant: str) -> list[tuple[Player, int]]:
 
 def houses_per_hotel(edition: ClassicEdition, variant: str | None) -> int:
     """The houses traded in for a hotel: the edition's ``hotel_requires_houses``, 3 in the quick game."""
-    return QUICK_HOTEL_HOUSES if variant == "quick" else edition.rules["hotel_requires_houses"]
+    return QUICK_HOTEL_HOUSES if variant == "quick" else edition.rules.hotel_requires_houses
 
 
 def check(game: Game, language: str, variant: str | None = None) -> list[Problem]:
     """The problems of a position; ``variant`` ``quick``: « trois maisons, au lieu de quatre » before a hotel."""
-    edition: ClassicEdition = game.edition
+    edition = game.classic
     problems = Problems(language)
     hotel_level = houses_per_hotel(edition, variant) + 1  # a hotel is one level above the houses it needs
 
@@ -220,21 +220,21 @@ def check(game: Game, language: str, variant: str | None = None) -> list[Problem
                     l=shown,
                 )
     problems.owned_once(game.owners())
-    if houses > edition.rules["bank_houses"]:
+    if houses > edition.rules.bank_houses:
         problems.add(
             None,
             None,
             "bank_houses",
             n=houses,
-            b=edition.rules["bank_houses"],
+            b=edition.rules.bank_houses,
         )
-    if hotels > edition.rules["bank_hotels"]:
+    if hotels > edition.rules.bank_hotels:
         problems.add(
             None,
             None,
             "bank_hotels",
             n=hotels,
-            b=edition.rules["bank_hotels"],
+            b=edition.rules.bank_hotels,
         )
     return problems
 
@@ -242,21 +242,13 @@ def check(game: Game, language: str, variant: str | None = None) -> list[Problem
 # --- the bank: selling buildings back, mortgages, the salary ----------------------------------
 
 
-@dataclass
-class Deal:
-    """What the bank pays or asks for, with the reasons."""
-
-    amount: int
-    explanation: list[str] = field(default_factory=list)
-
-
 def sell_buildings(game: Game, square_name: str, variant: str | None, language: str) -> Deal:
     """« Ils doivent être vendus à la banque à la moitié de leur valeur [...]. Pour les hôtels, la banque paiera
     la moitié du prix de l'hôtel, plus la moitié du prix des quatre maisons » (three in the quick game).
     A hotel costs one house plus the houses traded in; an odd cost's half is rounded down (docs/calculator.md)."""
-    edition: ClassicEdition = game.edition
+    edition = game.classic
     square = edition.squares[square_name]
-    _, holding = game.holding(square_name)
+    _, holding = game.held(square_name)
     if not isinstance(square, Street) or not (holding.houses or holding.hotel):
         return Deal(0, [words(language, "sell.nothing")])
     half = square.house_cost // 2
@@ -270,13 +262,13 @@ def sell_buildings(game: Game, square_name: str, variant: str | None, language: 
 
 def mortgage(game: Game, square_name: str, language: str) -> tuple[int, int, Deal]:
     """The deed's mortgage value, what lifting it costs (+10 %), and what to tell the table."""
-    edition: ClassicEdition = game.edition
-    square = edition.squares[square_name]
-    player, holding = game.holding(square_name)
+    edition = game.classic
+    square = edition.deed(square_name)
+    player, holding = game.held(square_name)
     value, lift = square.mortgage, lift_cost(edition, square.mortgage)
     if holding.mortgaged:
         lines = [words(language, "mortgage.classic_lift", v=value, c=lift)]
-        if edition.rules["creditor_pays_mortgage_interest_at_once"]:
+        if edition.rules.creditor_pays_mortgage_interest_at_once:
             lines.append(words(language, "mortgage.creditor_interest", i=lift - value))
         return value, lift, Deal(lift, lines)
     lines = [words(language, "mortgage.classic_take", v=value, c=lift)]
@@ -294,5 +286,5 @@ def mortgage(game: Game, square_name: str, language: str) -> tuple[int, int, Dea
 
 def salary(game: Game, player: Player, language: str) -> Deal:
     """« Chaque fois que vous vous arrêtez ou que vous passez sur la case DEPART, recevez M200 de la banque. »"""
-    amount = game.edition.rules["go_salary"]
+    amount = game.classic.rules.go_salary
     return Deal(amount, [words(language, "salary.go", a=amount)])

@@ -11,6 +11,7 @@ import argparse
 import json
 import sys
 from importlib import resources
+from typing import Any
 
 from unit.calculator import city, classic, money
 from unit.calculator import edition as editions
@@ -104,7 +105,7 @@ def _rent_from_edition(args: argparse.Namespace, language: str) -> int:
     if not typed:
         raise UserError("rent", words(language, "args.rent_usage"))
     edition = editions.load(args.edition, language=language)
-    if edition.game == "city":
+    if isinstance(edition, editions.CityEdition):
         for flag in CLASSIC_FLAGS:
             if getattr(args, flag):
                 raise ArgumentError(flag, words(language, "args.classic_only"))
@@ -140,8 +141,11 @@ def _rent_from_edition(args: argparse.Namespace, language: str) -> int:
         raise ArgumentError("houses" if args.houses else "hotel", words(language, "args.no_buildings", s=square.name))
     if args.houses and args.hotel:
         raise ArgumentError("hotel", words(language, "args.hotel_or_houses"))
-    game = positions.hypothetical(edition, square, args.houses, args.hotel, args.mortgaged, args.group)
-    _, _, amount, explanation = _classic_rent(game, args, language, square.name)
+    if isinstance(square, editions.Tax):
+        amount, explanation = square.amount, [words(language, "rent.tax", a=square.amount)]
+    else:
+        game = positions.hypothetical(edition, square, args.houses, args.hotel, args.mortgaged, args.group)
+        _, _, amount, explanation = _classic_rent(game, args, language, square.name)
     obj = {"square": square.name, "owner": None, "rent": amount, "explanation": explanation}
     emit(args, obj, [square.name] + [f"  • {x}" for x in explanation] + [_rent_line("classic", amount, language)])
     return 0
@@ -188,7 +192,7 @@ def cmd_fortune(args: argparse.Namespace, language: str) -> int:
     else:
         variant = args.variant or "timed"
         results = classic.fortunes(game, variant)
-    rows = sorted(
+    rows: list[dict[str, Any]] = sorted(
         ({"name": p.name, "cash": p.cash, "assets": assets, "fortune": p.cash + assets} for p, assets in results),
         key=lambda row: -row["fortune"],
     )
@@ -354,13 +358,13 @@ def board_lines(edition, language: str) -> list[str]:
         words(
             language,
             "board.rules",
-            s=rules["go_salary"],
-            j=rules["jail_fine"],
-            h=rules["bank_houses"],
-            t=rules["bank_hotels"],
+            s=rules.go_salary,
+            j=rules.jail_fine,
+            h=rules.bank_houses,
+            t=rules.bank_hotels,
         )
     )
-    lines += [words(language, f"board.flag.{flag}") for flag in editions.RULE_FLAGS if rules[flag]]
+    lines += [words(language, f"board.flag.{flag}") for flag in editions.RULE_FLAGS if rules.flag(flag)]
     if not edition.complete:
         lines.append(
             words(
@@ -431,7 +435,7 @@ def cmd_game_new(args: argparse.Namespace, language: str) -> int:
         if name_key(name) in seen:
             raise ArgumentError("players", words(language, "args.players_twice", name=repr(name)))
         seen.add(name_key(name))
-    cash = edition.starting_cash if edition.game == "city" else edition.rules["starting_cash"]
+    cash = edition.starting_cash if isinstance(edition, editions.CityEdition) else edition.rules.starting_cash
     if cash is None:
         raise UserError(edition.source, words(language, "game.no_starting_cash"))
     owned = "districts" if edition.game == "city" else "properties"

@@ -65,10 +65,31 @@ class Tax:
 
 
 @dataclass(frozen=True)
+class ClassicRules:
+    """A classic edition's rule constants (the keys of the same name in its file)."""
+
+    go_salary: int
+    jail_fine: int
+    mortgage_ratio: float
+    unmortgage_interest: float
+    bank_houses: int
+    bank_hotels: int
+    hotel_requires_houses: int
+    double_rent_on_full_group_unbuilt: bool
+    mortgaged_street_cancels_group_double_rent: bool
+    starting_cash: int | None = None
+    trades_only_when_all_bought: bool = False
+    creditor_pays_mortgage_interest_at_once: bool = False
+
+    def flag(self, name: str) -> bool:
+        return bool(getattr(self, name))
+
+
+@dataclass(frozen=True)
 class ClassicEdition:
     source: str
     name: str
-    rules: dict  # the rule constants: go_salary, jail_fine, bank_houses, ...
+    rules: ClassicRules
     groups: dict[str, dict]  # colour -> {fr, house_cost, size}
     squares: dict[str, Street | Company | Tax]  # by name, in board order
     station_rents: dict[int, int]
@@ -87,6 +108,13 @@ class ClassicEdition:
     def require_board(self, where: str, language: str = "fr") -> None:
         if not self.complete:
             raise UserError(where, words(language, "edition.no_deeds", e=repr(self.name)))
+
+    def deed(self, name: str) -> Street | Company:
+        """The property ``name`` (a street, station or utility: what can be owned)."""
+        square = self.squares[name]
+        if isinstance(square, Tax):
+            raise TypeError(f"{name} is a tax square")
+        return square
 
     def group_streets(self, group: str) -> list[Street]:
         return [s for s in self.squares.values() if isinstance(s, Street) and s.group == group]
@@ -199,12 +227,8 @@ CLASSIC_RULES = {
 }
 #: The yes/no rules, shown by ``board`` (and read by the commands they change).
 RULE_FLAGS = tuple(key for key, kind in CLASSIC_RULES.items() if kind == "flag")
-#: Rules an edition may leave out, and what they are then.
-OPTIONAL_RULES = {
-    "starting_cash": None,
-    "trades_only_when_all_bought": False,
-    "creditor_pays_mortgage_interest_at_once": False,
-}
+#: Rules an edition may leave out (their defaults are ClassicRules').
+OPTIONAL_RULES = ("starting_cash", "trades_only_when_all_bought", "creditor_pays_mortgage_interest_at_once")
 CLASSIC_KEYS = (
     "name",
     "currency_symbol",
@@ -224,20 +248,20 @@ def _classic(top: dict, source: str, language: str) -> ClassicEdition:
     where = lambda key: f"{source}: {key}"  # noqa: E731
     required = [key for key in CLASSIC_RULES if key not in OPTIONAL_RULES]
     fields.mapping(top, source, required=("game", "name", *required, "groups", "streets"), optional=CLASSIC_KEYS)
-    rules = {}
+    values: dict[str, object] = {}
     for key, kind in CLASSIC_RULES.items():
         if key not in top:
-            rules[key] = OPTIONAL_RULES[key]
             continue
         value = top[key]
         if kind == "amount":
-            rules[key] = money.field(value, where(key), language)
+            values[key] = money.field(value, where(key), language)
         elif kind == "ratio":
-            rules[key] = fields.ratio(value, where(key))
+            values[key] = fields.ratio(value, where(key))
         elif kind == "count":
-            rules[key] = fields.integer(value, where(key), 0, 1000)
+            values[key] = fields.integer(value, where(key), 0, 1000)
         else:
-            rules[key] = fields.boolean(value, where(key))
+            values[key] = fields.boolean(value, where(key))
+    rules = ClassicRules(**values)  # type: ignore[arg-type]  # each value checked against its kind above
     name = fields.text(top["name"], where("name"))
     if top["streets"] is None:  # a rules-only edition: deeds to be copied by the owner
         return ClassicEdition(source, name, rules, {}, {}, {}, {}, complete=False)
@@ -297,7 +321,7 @@ def _classic(top: dict, source: str, language: str) -> ClassicEdition:
             continue
         at = where(section)
         spec = fields.mapping(top[section], at, required=("price", table_key, "list"), optional=("mortgage",))
-        table = fields.mapping(spec[table_key], f"{at}.{table_key}", optional=(1, 2, 3, 4))
+        table = fields.mapping(spec[table_key], f"{at}.{table_key}", optional=(1, 2, 3, 4))  # type: ignore[arg-type]
         counts = {int(k): fields.integer(v, f"{at}.{table_key}.{k}", 0, 10**6) for k, v in table.items()}
         (station_rents if kind == "station" else utility_multipliers).update(counts)
         for i, raw in enumerate(fields.sequence(spec["list"], f"{at}.list")):
@@ -333,12 +357,12 @@ def _classic(top: dict, source: str, language: str) -> ClassicEdition:
     return ClassicEdition(source, name, rules, groups, ordered, station_rents, utility_multipliers)
 
 
-def _mortgage(spec: dict, at: str, rules: dict, language: str) -> int:
+def _mortgage(spec: dict, at: str, rules: ClassicRules, language: str) -> int:
     """The deed's mortgage value; when the file leaves it out, the price times the edition's ``mortgage_ratio``."""
     if "mortgage" in spec:
         return money.field(spec["mortgage"], f"{at}.mortgage", language)
     price = money.field(spec["price"], f"{at}.price", language)
-    return int(Fraction(str(rules["mortgage_ratio"])) * price)
+    return int(Fraction(str(rules.mortgage_ratio)) * price)
 
 
 def _city(top: dict, source: str, language: str) -> CityEdition:
@@ -377,13 +401,9 @@ def _city(top: dict, source: str, language: str) -> CityEdition:
             districts[district_name] = District(
                 name=district_name,
                 group=group_name,
-                price=money.field(item.get("price"), f"{dat}.price", language, nullable=True),
-                residential_cost=money.field(
-                    item.get("residential_cost"), f"{dat}.residential_cost", language, nullable=True
-                ),
-                industrial_cost=money.field(
-                    item.get("industrial_cost"), f"{dat}.industrial_cost", language, nullable=True
-                ),
+                price=money.optional(item.get("price"), f"{dat}.price", language),
+                residential_cost=money.optional(item.get("residential_cost"), f"{dat}.residential_cost", language),
+                industrial_cost=money.optional(item.get("industrial_cost"), f"{dat}.industrial_cost", language),
                 rents=rents,
                 where=place,
             )
@@ -392,7 +412,7 @@ def _city(top: dict, source: str, language: str) -> CityEdition:
             raise UserError(f"{at}.districts", words(language, "edition.no_district"))
         groups[group_name] = CityGroup(
             group_name,
-            money.field(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", language, nullable=True),
+            money.optional(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", language),
             tuple(members),
         )
     return CityEdition(
@@ -404,6 +424,6 @@ def _city(top: dict, source: str, language: str) -> CityEdition:
         starting_cash=money.field(
             top.get("starting_cash", CityEdition.starting_cash), where("starting_cash"), language
         ),
-        go_salary=money.field(top.get("go_salary"), where("go_salary"), language, nullable=True),
-        industry_tax=money.field(top.get("industry_tax"), where("industry_tax"), language, nullable=True),
+        go_salary=money.optional(top.get("go_salary"), where("go_salary"), language),
+        industry_tax=money.optional(top.get("industry_tax"), where("industry_tax"), language),
     )

@@ -87,11 +87,14 @@ def _parse_text(text: str, where: str, words) -> int:
     raise UserError(where, words("expected_text", got=repr(text)))
 
 
-def field(value: object, where: str, language: str = "fr", nullable: bool = False) -> int | None:
-    """An amount read from a file (``null`` allowed when ``nullable``)."""
-    if value is None and nullable:
-        return None
+def field(value: object, where: str, language: str = "fr") -> int:
+    """An amount read from a file."""
     return parse(value, where, language)
+
+
+def optional(value: object, where: str, language: str = "fr") -> int | None:
+    """An amount read from a file, or ``null`` (a value still to be copied from the cards)."""
+    return None if value is None else parse(value, where, language)
 
 
 def city(amount: int, language: str = "fr") -> str:

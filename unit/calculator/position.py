@@ -9,11 +9,12 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from unit import fields, yamlfile
 from unit.calculator import edition as editions
 from unit.calculator import money
-from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Street
+from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Company, Street
 from unit.calculator.names import Names
 from unit.calculator.rulebook import words
 from unit.errors import UserError
@@ -48,7 +49,7 @@ class CityHolding:
 class Player:
     name: str
     cash: int
-    holdings: tuple  # ClassicHolding or CityHolding
+    holdings: tuple[Any, ...]  # ClassicHolding in a classic game, CityHolding in a City game
     tower: str | None = None  # City: the district where this player's Monopoly Tower stands
     exemption_card: bool = False  # City: holds the rent-exemption card (« la carte exonération de loyer »)
 
@@ -63,7 +64,28 @@ class Game:
     def kind(self) -> str:
         return self.edition.game
 
-    def holding(self, name: str) -> tuple[Player, ClassicHolding | CityHolding] | None:
+    @property
+    def classic(self) -> ClassicEdition:
+        """The edition of a classic game (a TypeError for a City game: a bug, not a user's mistake)."""
+        if not isinstance(self.edition, ClassicEdition):
+            raise TypeError(f"{self.source} is a {self.kind} game")
+        return self.edition
+
+    @property
+    def city(self) -> CityEdition:
+        """The edition of a Monopoly City game."""
+        if not isinstance(self.edition, CityEdition):
+            raise TypeError(f"{self.source} is a {self.kind} game")
+        return self.edition
+
+    def held(self, name: str) -> tuple[Player, Any]:
+        """Who holds ``name`` and how, when the caller knows somebody does."""
+        found = self.holding(name)
+        if found is None:
+            raise LookupError(name)
+        return found
+
+    def holding(self, name: str) -> tuple[Player, Any] | None:
         """Who holds the square or district ``name`` (its canonical name), and how; None if nobody."""
         for player in self.players:
             for holding in player.holdings:
@@ -89,7 +111,7 @@ class Game:
 
 
 def hypothetical(
-    edition: ClassicEdition, square: Street | object, houses: int, hotel: bool, mortgaged: bool, group: bool
+    edition: ClassicEdition, square: Street | Company, houses: int, hotel: bool, mortgaged: bool, group: bool
 ) -> Game:
     """A position for ``rent --edition``: one owner holding ``square`` as described, and with ``group`` the rest
     of its colour group unbuilt (or every station, every utility)."""
@@ -120,7 +142,7 @@ def load(path: str, language: str = "fr") -> Game:
         where = f"{source}: players[{i}]"
         player = (
             _city_player(raw, where, edition, language)
-            if edition.game == "city"
+            if isinstance(edition, CityEdition)
             else _classic_player(raw, where, edition, language)
         )
         if fields.name_key(player.name) in seen:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from unit import i18n
 
@@ -10,6 +10,14 @@ from unit import i18n
 def words(language: str, key: str, /, **values: object) -> str:
     """The calculator's sentence ``key`` (under ``calculator.`` in unit/locales/) in ``language``."""
     return i18n.words(language)(f"calculator.{key}", **values)
+
+
+@dataclass
+class Deal:
+    """What the bank pays or asks for, with the reasons."""
+
+    amount: int
+    explanation: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
