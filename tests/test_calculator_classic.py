@@ -147,13 +147,15 @@ def test_taxes_unowned_squares_and_mortgage_lifting(capsys, game):
 
 def test_unknown_square_suggests_the_closest(capsys, game):
     path = game({"Owner": [{"name": "Rue de la Paix"}]})
-    status = main(["rent", path, "Rue de la Pai"])
+    status = main(["rent", path, "Rue de la Pax", "--lang", "en"])
     err = capsys.readouterr().err
     assert status == 2 and "did you mean 'Rue de la Paix'?" in err
-    bad = game({"Owner": [{"name": "Avenue Foc"}]})
-    assert main(["rent", bad, "Avenue Foch"]) == 2
+    assert main(["rent", path, "Rue de la Pax"]) == 2
+    assert "case inconnue 'Rue de la Pax' (vouliez-vous dire 'Rue de la Paix' ?)" in capsys.readouterr().err
+    bad = game({"Owner": [{"name": "Avenue Fich"}]})
+    assert main(["rent", bad, "Avenue Foch", "--lang", "en"]) == 2
     err = capsys.readouterr().err
-    assert "players[0].properties[0].name: unknown square 'Avenue Foc' (did you mean 'Avenue Foch'?)" in err
+    assert "players[0].properties[0].name: unknown square 'Avenue Fich' (did you mean 'Avenue Foch'?)" in err
 
 
 # --- fortunes -----------------------------------------------------------------------------------

@@ -83,6 +83,13 @@ CALCULATOR_EXAMPLES = [
         "--hazard",
         "--tower",
     ],
+    ["rent", "--edition", "classic-fr", "paix", "--houses", "3"],
+    ["salary", "docs/examples/city-game.yaml", "bruno"],
+    ["tax", "docs/examples/city-game.yaml", "alice"],
+    ["mortgage", "docs/examples/city-game.yaml", "docks"],
+    ["sell", "docs/examples/classic-game.yaml", "champs"],
+    ["mortgage", "docs/examples/classic-game.yaml", "henri"],
+    ["game", "new", "classic-fr", "--players", "Alice,Bob,Chloé"],
 ]
 
 

@@ -16,7 +16,7 @@ from collections.abc import Callable
 
 from unit import __version__, i18n
 from unit.app import config as configuration
-from unit.errors import HardwareError, UserError
+from unit.errors import ArgumentError, HardwareError, UserError
 
 
 def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> configuration.Config:
@@ -231,12 +231,22 @@ def _error_language(args: argparse.Namespace) -> str:
     return language if language in i18n.languages() else i18n.REFERENCE
 
 
+def flag_name(argument: str) -> str:
+    """The flag of a value the rules name: ``dice`` -> ``--dice``, ``card value 3`` -> ``--card value 3``."""
+    first, _, rest = argument.partition(" ")
+    return f"--{first.replace('_', '-')}" + (f" {rest}" if rest else "")
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)
+    except ArgumentError as error:
+        words = i18n.words(_error_language(args))
+        print(f"monopoly-city: {flag_name(error.argument)}: {error.say(words).partition(': ')[2]}", file=sys.stderr)
+        return error.exit_status
     except UserError as error:
         print(f"monopoly-city: {error.say(i18n.words(_error_language(args)))}", file=sys.stderr)
         return error.exit_status

@@ -163,18 +163,3 @@ def suggestion(name: str, candidates: list[str]) -> str:
     keys = {name_key(c): c for c in candidates}
     close = difflib.get_close_matches(name_key(name), list(keys), n=1, cutoff=0.6)
     return f" (did you mean {keys[close[0]]!r}?)" if close else ""
-
-
-class Names:
-    """Things looked up by name, forgiving accents and case, suggesting on a miss."""
-
-    def __init__(self, items: dict[str, Any], what: str):
-        self.what = what
-        self.names = list(items)
-        self._by_key = {name_key(name): item for name, item in items.items()}
-
-    def find(self, name: str, where: str) -> Any:
-        try:
-            return self._by_key[name_key(name)]
-        except KeyError:
-            raise UserError(where, f"unknown {self.what} {name!r}{suggestion(name, self.names)}") from None

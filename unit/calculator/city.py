@@ -12,35 +12,17 @@ from dataclasses import dataclass, field
 from unit.calculator import money
 from unit.calculator.edition import CityEdition
 from unit.calculator.position import CityHolding, Game, Player
-from unit.calculator.rulebook import Problem, Problems, say
+from unit.calculator.rulebook import Deal, Problem, Problems, words
 
 MAX_BLOCKS = 8
 HAZARD_REMOVAL_PER_BLOCK = 500_000
 MAX_STADIUMS = 2
-
-HAZARD_NAMES = {
-    "fr": {
-        "prison": "la prison",
-        "dump": "la décharge",
-        "sewage_plant": "l'usine de traitement des eaux usées",
-        "power_station": "la centrale électrique",
-    },
-    "en": {
-        "prison": "the prison",
-        "dump": "the dump",
-        "sewage_plant": "the sewage plant",
-        "power_station": "the power station",
-    },
-}
-
+STADIUM_BONUS = 1_000_000  # « Vous recevez M 1M par stade possédé chaque fois que vous passez par la case DÉPART »
 
 DOUBLED_BY = {
-    (True, True): (
-        "gratte-ciel et tour Monopoly : doublé une seule fois → {v}",
-        "skyscraper and Monopoly Tower: doubled only once → {v}",
-    ),
-    (True, False): ("gratte-ciel dans le groupe : doublé → {v}", "skyscraper in the group: doubled → {v}"),
-    (False, True): ("tour Monopoly du propriétaire : doublé → {v}", "the owner's Monopoly Tower: doubled → {v}"),
+    (True, True): "rent.doubled_both",
+    (True, False): "rent.doubled_skyscraper",
+    (False, True): "rent.doubled_tower",
 }
 
 
@@ -69,37 +51,30 @@ def card_rent(
     counted = industrial + (0 if hazard else residential)
     if hazard and residential:
         lines.append(
-            say(
+            words(
                 language,
-                "{n} bâtiment(s) résidentiel(s) ne compte(nt) pas : un bâtiment nuisible est là",
-                "{n} residential block(s) do not count: a hazard stands here",
+                "rent.hazard_cancels",
                 n=residential,
             )
         )
     if counted > MAX_BLOCKS:
-        lines.append(
-            say(language, "au plus 8 bâtiments comptent ({n} posés)", "at most 8 blocks count ({n} built)", n=counted)
-        )
+        lines.append(words(language, "rent.max_blocks", n=counted))
         counted = MAX_BLOCKS
     value = rents[counted]
     if counted:
-        lines.append(
-            say(language, "{n} bâtiment(s) : {v} sur la carte", "{n} block(s): {v} on the card", n=counted, v=m(value))
-        )
+        lines.append(words(language, "rent.blocks", n=counted, v=m(value)))
     else:
-        lines.append(say(language, "terrain nu : {v}", "bare land: {v}", v=m(value)))
+        lines.append(words(language, "rent.city_bare", v=m(value)))
     if skyscraper or tower:  # « vous ne pouvez pas doubler deux fois votre loyer »
-        fr, en = DOUBLED_BY[skyscraper, tower]
         value *= 2
-        lines.append(say(language, fr, en, v=m(value)))
+        lines.append(words(language, DOUBLED_BY[skyscraper, tower], v=m(value)))
     amount = value
     if mortgaged:
         amount = 0
         lines.append(
-            say(
+            words(
                 language,
-                "hypothéqué : aucun loyer (valeur d'hypothèque : {v}, à rembourser pour la lever)",
-                "mortgaged: no rent (mortgage value: {v}, paid back to lift it)",
+                "rent.city_mortgaged",
                 v=m(value),
             )
         )
@@ -108,17 +83,17 @@ def card_rent(
 
 def owner_doubles(game: Game, player: Player, group: str) -> tuple[bool, bool]:
     """Whether ``player`` has a skyscraper in ``group``, and whether they have the Monopoly Tower."""
-    edition: CityEdition = game.edition
+    edition = game.city
     skyscraper = any(h.skyscraper and edition.districts[h.district].group == group for h in player.holdings)
     return skyscraper, player.tower is not None
 
 
 def district_rent(game: Game, player: Player, holding: CityHolding, language: str) -> Rent:
-    edition: CityEdition = game.edition
+    edition = game.city
     district = edition.districts[holding.district]
     skyscraper, tower = owner_doubles(game, player, district.group)
     rent = card_rent(
-        edition.rents(district),
+        edition.rents(district, language),
         holding.residential,
         holding.industrial,
         hazard=holding.hazard is not None,
@@ -134,21 +109,19 @@ def district_rent(game: Game, player: Player, holding: CityHolding, language: st
 
 def hazard_removal(edition: CityEdition, hazard: str, language: str) -> str:
     """« payez à la banque M 500k par bâtiment » for the blocks the hazard is worth."""
-    name = HAZARD_NAMES[language][hazard]
+    name = words(language, f"hazard.{hazard}")
     blocks = edition.hazards[hazard]
     if blocks is None:
-        return say(
+        return words(
             language,
-            "enlever {h} : sa valeur en bâtiments manque (hazards.{k} dans {f})",
-            "removing {h}: its value in blocks is missing (hazards.{k} in {f})",
+            "hazard.missing",
             h=name,
             k=hazard,
             f=edition.source,
         )
-    return say(
+    return words(
         language,
-        "enlever {h} coûte {v} ({n} × M 500k)",
-        "removing {h} costs {v} ({n} × M 500k)",
+        "hazard.removal",
         h=name,
         v=money.city(blocks * HAZARD_REMOVAL_PER_BLOCK, language),
         n=blocks,
@@ -171,7 +144,7 @@ def fortunes(game: Game, language: str) -> list[tuple[Player, int]]:
 
 
 def check(game: Game, language: str) -> list[Problem]:
-    edition: CityEdition = game.edition
+    edition = game.city
     problems = Problems(language)
 
     problems.owned_once(game.owners())
@@ -192,8 +165,6 @@ def check(game: Game, language: str) -> list[Problem]:
                     player.name,
                     h.district,
                     "max_blocks",
-                    "{n} bâtiments sur {d} : 8 au plus",
-                    "{n} blocks on {d}: 8 at most",
                     n=h.blocks,
                     d=h.district,
                 )
@@ -202,8 +173,6 @@ def check(game: Game, language: str) -> list[Problem]:
                     player.name,
                     h.district,
                     "hazard_and_bonus",
-                    "{d} a un bâtiment nuisible et un bâtiment bonus : ils s'excluent",
-                    "{d} has a hazard and a bonus building: they exclude each other",
                     d=h.district,
                 )
             if h.skyscraper:
@@ -213,8 +182,6 @@ def check(game: Game, language: str) -> list[Problem]:
                         player.name,
                         h.district,
                         "skyscraper_needs_group",
-                        "gratte-ciel sur {d} sans tout le groupe {g}",
-                        "skyscraper on {d} without the whole {g} group",
                         d=h.district,
                         g=group,
                     )
@@ -225,8 +192,6 @@ def check(game: Game, language: str) -> list[Problem]:
                         player.name,
                         h.district,
                         "stadium_needs_two_districts",
-                        "stade sur {d} : il faut deux quartiers du groupe {g}",
-                        "stadium on {d}: two districts of the {g} group are needed",
                         d=h.district,
                         g=group,
                     )
@@ -237,16 +202,12 @@ def check(game: Game, language: str) -> list[Problem]:
                     player.name,
                     player.tower,
                     "tower_needs_two_groups",
-                    "tour Monopoly sans deux groupes complets",
-                    "Monopoly Tower without two whole groups",
                 )
             elif group not in whole:
                 problems.add(
                     player.name,
                     player.tower,
                     "tower_on_group",
-                    "la tour Monopoly doit être sur un quartier d'un des groupes complets",
-                    "the Monopoly Tower must stand on a district of one of the whole groups",
                 )
     for group, count in skyscrapers.items():
         if count > 1:
@@ -254,19 +215,18 @@ def check(game: Game, language: str) -> list[Problem]:
                 None,
                 group,
                 "one_skyscraper_per_group",
-                "{n} gratte-ciel dans le groupe {g} : un seul",
-                "{n} skyscrapers in the {g} group: one only",
                 n=count,
                 g=group,
             )
+    cards = [p.name for p in game.players if p.exemption_card]
+    if len(cards) > 1:
+        problems.add(", ".join(cards), None, "one_exemption_card", n=len(cards))
     towers = [p.name for p in game.players if p.tower is not None]
     if len(towers) > 1:
         problems.add(
             ", ".join(towers),
             None,
             "one_tower",
-            "{n} tours Monopoly : une seule dans le jeu",
-            "{n} Monopoly Towers: one only in the game",
             n=len(towers),
         )
     if len(stadiums) > MAX_STADIUMS:
@@ -274,8 +234,6 @@ def check(game: Game, language: str) -> list[Problem]:
             None,
             None,
             "max_stadiums",
-            "{n} stades : il n'y en a que 2 dans le jeu",
-            "{n} stadiums: there are only 2 in the game",
             n=len(stadiums),
         )
     by_group = Counter(edition.districts[h.district].group for _, h in stadiums)
@@ -285,9 +243,43 @@ def check(game: Game, language: str) -> list[Problem]:
                 None,
                 group,
                 "one_stadium_per_group",
-                "{n} stades dans le groupe {g} : un par groupe",
-                "{n} stadiums in the {g} group: one per group",
                 n=count,
                 g=group,
             )
     return problems
+
+
+# --- the bank: GO, the industry tax, mortgages --------------------------------------------------
+
+
+def salary(game: Game, player: Player, language: str) -> Deal:
+    """Passing GO: the salary « (en plus de votre salaire) », plus M 1M per stadium owned."""
+    edition = game.city
+    base = edition.board_amount("go_salary", language)
+    stadiums = sum(1 for h in player.holdings if h.stadium)
+    lines = [words(language, "salary.go", a=money.city(base, language))]
+    if stadiums:
+        bonus = stadiums * STADIUM_BONUS
+        lines.append(words(language, "salary.stadiums", n=stadiums, a=money.city(bonus, language)))
+    return Deal(base + stadiums * STADIUM_BONUS, lines)
+
+
+def industry_tax(game: Game, player: Player, language: str) -> Deal:
+    """« Si vous possédez un bâtiment industriel, vous devez payer le montant indiqué sur la case du plateau.
+    Si vous n'en possédez pas, vous n'avez rien à payer. »"""
+    edition = game.city
+    industrial = sum(h.industrial for h in player.holdings)
+    if not industrial:
+        return Deal(0, [words(language, "tax.none")])
+    amount = edition.board_amount("industry_tax", language)
+    return Deal(amount, [words(language, "tax.owed", n=industrial, a=money.city(amount, language))])
+
+
+def mortgage(game: Game, player: Player, holding: CityHolding, language: str) -> tuple[int, Deal]:
+    """« La valeur de l'hypothèque correspond à la valeur du loyer au moment de l'hypothèque » and lifting it
+    costs « la valeur de l'hypothèque [...], soit le montant que la banque vous a versé auparavant »."""
+    value = district_rent(game, player, holding, language).value
+    shown = money.city(value, language)
+    if holding.mortgaged:
+        return value, Deal(value, [words(language, "mortgage.city_lift", v=shown)])
+    return value, Deal(value, [words(language, "mortgage.city_take", v=shown)])

@@ -11,10 +11,9 @@ from dataclasses import dataclass, field
 
 from unit.calculator.edition import ClassicEdition, Street
 from unit.calculator.position import ClassicHolding, Game, Player
-from unit.calculator.rulebook import Problem, Problems, say
-from unit.errors import UserError
+from unit.calculator.rulebook import Deal, Problem, Problems, words
+from unit.errors import ArgumentError
 
-HOTEL_LEVEL = 5  # a hotel counts as a fifth house when building evenly
 QUICK_HOTEL_HOUSES = 3  # « vous ne devez construire que trois maisons, au lieu de quatre »
 
 
@@ -26,7 +25,7 @@ class Rent:
 
 def lift_cost(edition: ClassicEdition, mortgage: int) -> int:
     """Lifting a mortgage: its value plus 10 % interest, rounded up to a whole unit."""
-    return mortgage + math.ceil(round(mortgage * edition.rules["unmortgage_interest"], 6))
+    return mortgage + math.ceil(round(mortgage * edition.rules.unmortgage_interest, 6))
 
 
 def owns_whole_group(edition: ClassicEdition, player: Player, group: str) -> bool:
@@ -36,18 +35,17 @@ def owns_whole_group(edition: ClassicEdition, player: Player, group: str) -> boo
 
 def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
     """What a player landing on ``square_name`` pays its owner (the owner must exist)."""
-    edition: ClassicEdition = game.edition
-    square = edition.squares[square_name]
-    player, holding = game.holding(square_name)
+    edition = game.classic
+    square = edition.deed(square_name)
+    player, holding = game.held(square_name)
     if holding.mortgaged:
         cost = lift_cost(edition, square.mortgage)
         return Rent(
             0,
             [
-                say(
+                words(
                     language,
-                    "hypothéquée : aucun loyer (lever l'hypothèque coûte {c} = {m} + 10 %)",
-                    "mortgaged: no rent (lifting the mortgage costs {c} = {m} + 10 %)",
+                    "rent.classic_mortgaged",
                     c=cost,
                     m=square.mortgage,
                 )
@@ -58,21 +56,18 @@ def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
     if square.kind == "station":
         owned = _owned(edition, player, "station")
         amount = edition.station_rents[owned]
-        return Rent(
-            amount, [say(language, "{n} gare(s) possédée(s) : {a}", "{n} station(s) owned: {a}", n=owned, a=amount)]
-        )
+        return Rent(amount, [words(language, "rent.stations", n=owned, a=amount)])
     if square.kind == "utility":
         if dice is None:
-            raise UserError("--dice", f"{square.name} is a utility: its rent depends on the dice total (--dice N)")
+            raise ArgumentError("dice", words(language, "rent.utility_needs_dice", s=square.name))
         owned = _owned(edition, player, "utility")
         factor = edition.utility_multipliers[owned]
         return Rent(
             factor * dice,
             [
-                say(
+                words(
                     language,
-                    "{n} service(s) public(s) : {f} × {d} aux dés = {a}",
-                    "{n} utility(ies) owned: {f} × {d} on the dice = {a}",
+                    "rent.utilities",
                     n=owned,
                     f=factor,
                     d=dice,
@@ -85,7 +80,7 @@ def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
 
 def _owned(edition: ClassicEdition, player: Player, kind: str) -> int:
     """How many stations (or utilities) the owner holds; mortgaged ones count unless the edition says not."""
-    cancels = edition.rules["mortgaged_street_cancels_group_double_rent"]
+    cancels = edition.rules.mortgaged_street_cancels_group_double_rent
     return sum(1 for h in player.holdings if edition.squares[h.square].kind == kind and not (cancels and h.mortgaged))
 
 
@@ -93,30 +88,28 @@ def _street_rent(
     edition: ClassicEdition, player: Player, holding: ClassicHolding, street: Street, language: str
 ) -> Rent:
     if holding.hotel:
-        return Rent(street.rent[5], [say(language, "un hôtel : {a}", "a hotel: {a}", a=street.rent[5])])
+        return Rent(street.rent[5], [words(language, "rent.hotel", a=street.rent[5])])
     if holding.houses:
         amount = street.rent[min(holding.houses, 4)]
-        return Rent(amount, [say(language, "{n} maison(s) : {a}", "{n} house(s): {a}", n=holding.houses, a=amount)])
-    lines = [say(language, "terrain nu : {a}", "bare: {a}", a=street.rent[0])]
+        return Rent(amount, [words(language, "rent.houses", n=holding.houses, a=amount)])
+    lines = [words(language, "rent.classic_bare", a=street.rent[0])]
     whole = owns_whole_group(edition, player, street.group)
-    doubled = whole and edition.rules["double_rent_on_full_group_unbuilt"]
-    if doubled and edition.rules["mortgaged_street_cancels_group_double_rent"]:
+    doubled = whole and edition.rules.double_rent_on_full_group_unbuilt
+    if doubled and edition.rules.mortgaged_street_cancels_group_double_rent:
         mine = {h.square: h for h in player.holdings}
         if any(mine[s.name].mortgaged for s in edition.group_streets(street.group)):
             doubled = False
             lines.append(
-                say(
+                words(
                     language,
-                    "une rue du groupe est hypothéquée : pas de loyer double (règle de l'édition)",
-                    "a street of the group is mortgaged: no double rent (this edition's rule)",
+                    "rent.group_mortgaged",
                 )
             )
     if doubled:
         lines.append(
-            say(
+            words(
                 language,
-                "groupe {g} complet, sans maison : doublé → {a}",
-                "whole {g} group, no houses: doubled → {a}",
+                "rent.whole_group",
                 g=edition.groups[street.group]["fr"] if language == "fr" else street.group.replace("_", " "),
                 a=2 * street.rent[0],
             )
@@ -132,18 +125,18 @@ def fortunes(game: Game, variant: str) -> list[tuple[Player, int]]:
     """« ses terrains, services publics et gares au prix indiqué sur le plateau de jeu, ses propriétés
     hypothéquées estimées à la moitié [...], ses maisons estimées au prix d'achat, ses hôtels estimés au prix
     d'achat, qui comprend la valeur des [...] maisons données en échange »."""
-    edition: ClassicEdition = game.edition
-    houses_per_hotel = QUICK_HOTEL_HOUSES if variant == "quick" else edition.rules["hotel_requires_houses"]
+    edition = game.classic
+    traded = houses_per_hotel(edition, variant)
     out = []
     for player in game.players:
         assets = 0
         for h in player.holdings:
-            square = edition.squares[h.square]
+            square = edition.deed(h.square)
             assets += square.price // 2 if h.mortgaged else square.price
             if isinstance(square, Street):
                 assets += h.houses * square.house_cost
                 if h.hotel:
-                    assets += (1 + houses_per_hotel) * square.house_cost
+                    assets += (1 + traded) * square.house_cost
         out.append((player, assets))
     return out
 
@@ -151,9 +144,16 @@ def fortunes(game: Game, variant: str) -> list[tuple[Player, int]]:
 # --- checks -----------------------------------------------------------------------------------
 
 
-def check(game: Game, language: str) -> list[Problem]:
-    edition: ClassicEdition = game.edition
+def houses_per_hotel(edition: ClassicEdition, variant: str | None) -> int:
+    """The houses traded in for a hotel: the edition's ``hotel_requires_houses``, 3 in the quick game."""
+    return QUICK_HOTEL_HOUSES if variant == "quick" else edition.rules.hotel_requires_houses
+
+
+def check(game: Game, language: str, variant: str | None = None) -> list[Problem]:
+    """The problems of a position; ``variant`` ``quick``: « trois maisons, au lieu de quatre » before a hotel."""
+    edition = game.classic
     problems = Problems(language)
+    hotel_level = houses_per_hotel(edition, variant) + 1  # a hotel is one level above the houses it needs
 
     houses = hotels = 0
     for player in game.players:
@@ -166,8 +166,6 @@ def check(game: Game, language: str) -> list[Problem]:
                     player.name,
                     h.square,
                     "max_houses",
-                    "{n} maisons sur {s} : 4 au plus, puis un hôtel",
-                    "{n} houses on {s}: 4 at most, then a hotel",
                     n=h.houses,
                     s=h.square,
                 )
@@ -176,8 +174,6 @@ def check(game: Game, language: str) -> list[Problem]:
                     player.name,
                     h.square,
                     "hotel_and_houses",
-                    "{s} a un hôtel et {n} maison(s)",
-                    "{s} has a hotel and {n} house(s)",
                     s=h.square,
                     n=h.houses,
                 )
@@ -187,8 +183,6 @@ def check(game: Game, language: str) -> list[Problem]:
                     player.name,
                     h.square,
                     "mortgaged_with_buildings",
-                    "{s} est hypothéquée avec des bâtiments : il faut d'abord les vendre",
-                    "{s} is mortgaged with buildings on it: they must be sold first",
                     s=h.square,
                 )
             if built and isinstance(square, Street):
@@ -199,8 +193,6 @@ def check(game: Game, language: str) -> list[Problem]:
                         player.name,
                         h.square,
                         "build_needs_group",
-                        "bâtiments sur {s} sans tout le groupe",
-                        "buildings on {s} without the whole group",
                         s=h.square,
                     )
                 elif any(mine[s.name].mortgaged for s in group):
@@ -208,8 +200,6 @@ def check(game: Game, language: str) -> list[Problem]:
                         player.name,
                         h.square,
                         "build_on_mortgaged_group",
-                        "bâtiments sur {s} alors qu'une rue du groupe est hypothéquée",
-                        "buildings on {s} while a street of its group is mortgaged",
                         s=h.square,
                     )
         for colour in edition.groups:
@@ -217,39 +207,84 @@ def check(game: Game, language: str) -> list[Problem]:
                 continue
             mine = {x.square: x for x in player.holdings}
             levels = {
-                s.name: HOTEL_LEVEL if mine[s.name].hotel else mine[s.name].houses
+                s.name: hotel_level if mine[s.name].hotel else mine[s.name].houses
                 for s in edition.group_streets(colour)
             }
             if max(levels.values()) - min(levels.values()) > 1:
-                shown = ", ".join(f"{name} {level if level < HOTEL_LEVEL else 'H'}" for name, level in levels.items())
+                shown = ", ".join(f"{name} {'H' if mine[name].hotel else level}" for name, level in levels.items())
                 problems.add(
                     player.name,
                     None,
                     "even_building",
-                    "construction inégale dans le groupe {g} : {l}",
-                    "uneven building in the {g} group: {l}",
                     g=colour,
                     l=shown,
                 )
     problems.owned_once(game.owners())
-    if houses > edition.rules["bank_houses"]:
+    if houses > edition.rules.bank_houses:
         problems.add(
             None,
             None,
             "bank_houses",
-            "{n} maisons en jeu : la banque n'en a que {b}",
-            "{n} houses in play: the bank has only {b}",
             n=houses,
-            b=edition.rules["bank_houses"],
+            b=edition.rules.bank_houses,
         )
-    if hotels > edition.rules["bank_hotels"]:
+    if hotels > edition.rules.bank_hotels:
         problems.add(
             None,
             None,
             "bank_hotels",
-            "{n} hôtels en jeu : la banque n'en a que {b}",
-            "{n} hotels in play: the bank has only {b}",
             n=hotels,
-            b=edition.rules["bank_hotels"],
+            b=edition.rules.bank_hotels,
         )
     return problems
+
+
+# --- the bank: selling buildings back, mortgages, the salary ----------------------------------
+
+
+def sell_buildings(game: Game, square_name: str, variant: str | None, language: str) -> Deal:
+    """« Ils doivent être vendus à la banque à la moitié de leur valeur [...]. Pour les hôtels, la banque paiera
+    la moitié du prix de l'hôtel, plus la moitié du prix des quatre maisons » (three in the quick game).
+    A hotel costs one house plus the houses traded in; an odd cost's half is rounded down (docs/calculator.md)."""
+    edition = game.classic
+    square = edition.squares[square_name]
+    _, holding = game.held(square_name)
+    if not isinstance(square, Street) or not (holding.houses or holding.hotel):
+        return Deal(0, [words(language, "sell.nothing")])
+    half = square.house_cost // 2
+    if holding.hotel:
+        traded = houses_per_hotel(edition, variant)
+        amount = half + traded * half
+        return Deal(amount, [words(language, "sell.hotel", h=half, n=traded, a=amount)])
+    amount = holding.houses * half
+    return Deal(amount, [words(language, "sell.houses", n=holding.houses, h=half, a=amount)])
+
+
+def mortgage(game: Game, square_name: str, language: str) -> tuple[int, int, Deal]:
+    """The deed's mortgage value, what lifting it costs (+10 %), and what to tell the table."""
+    edition = game.classic
+    square = edition.deed(square_name)
+    player, holding = game.held(square_name)
+    value, lift = square.mortgage, lift_cost(edition, square.mortgage)
+    if holding.mortgaged:
+        lines = [words(language, "mortgage.classic_lift", v=value, c=lift)]
+        if edition.rules.creditor_pays_mortgage_interest_at_once:
+            lines.append(words(language, "mortgage.creditor_interest", i=lift - value))
+        return value, lift, Deal(lift, lines)
+    lines = [words(language, "mortgage.classic_take", v=value, c=lift)]
+    if isinstance(square, Street):
+        mine = {h.square: h for h in player.holdings}
+        built = [
+            s.name
+            for s in edition.group_streets(square.group)
+            if s.name in mine and (mine[s.name].houses or mine[s.name].hotel)
+        ]
+        if built:
+            lines.append(words(language, "mortgage.sell_first", s=", ".join(built)))
+    return value, lift, Deal(value, lines)
+
+
+def salary(game: Game, player: Player, language: str) -> Deal:
+    """« Chaque fois que vous vous arrêtez ou que vous passez sur la case DEPART, recevez M200 de la banque. »"""
+    amount = game.classic.rules.go_salary
+    return Deal(amount, [words(language, "salary.go", a=amount)])

@@ -13,11 +13,14 @@ when a computation needs one.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from fractions import Fraction
 from importlib import resources
 from pathlib import Path
 
 from unit import fields, yamlfile
 from unit.calculator import money
+from unit.calculator.names import Names
+from unit.calculator.rulebook import words
 from unit.errors import UserError
 
 SHIPPED = ("classic-fr", "europe-1991")
@@ -62,32 +65,56 @@ class Tax:
 
 
 @dataclass(frozen=True)
+class ClassicRules:
+    """A classic edition's rule constants (the keys of the same name in its file)."""
+
+    go_salary: int
+    jail_fine: int
+    mortgage_ratio: float
+    unmortgage_interest: float
+    bank_houses: int
+    bank_hotels: int
+    hotel_requires_houses: int
+    double_rent_on_full_group_unbuilt: bool
+    mortgaged_street_cancels_group_double_rent: bool
+    starting_cash: int | None = None
+    trades_only_when_all_bought: bool = False
+    creditor_pays_mortgage_interest_at_once: bool = False
+
+    def flag(self, name: str) -> bool:
+        return bool(getattr(self, name))
+
+
+@dataclass(frozen=True)
 class ClassicEdition:
     source: str
     name: str
-    rules: dict  # the rule constants: go_salary, jail_fine, bank_houses, ...
+    rules: ClassicRules
     groups: dict[str, dict]  # colour -> {fr, house_cost, size}
     squares: dict[str, Street | Company | Tax]  # by name, in board order
     station_rents: dict[int, int]
     utility_multipliers: dict[int, int]
     complete: bool = True
     game: str = "classic"
-    names: fields.Names = field(init=False, repr=False, compare=False)
+    names: Names = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "names", fields.Names(self.squares, "square"))
+        object.__setattr__(self, "names", Names(self.squares, "square"))
 
-    def square(self, name: str, where: str):
-        self.require_board(where)
-        return self.names.find(name, where)
+    def square(self, name: str, where: str, language: str = "fr"):
+        self.require_board(where, language)
+        return self.names.find(name, where, language)
 
-    def require_board(self, where: str) -> None:
+    def require_board(self, where: str, language: str = "fr") -> None:
         if not self.complete:
-            raise UserError(
-                where,
-                f"the edition {self.name!r} has no deed values (they are not public): copy your deeds into an "
-                "edition file (monopoly-city edition template europe-1991) and name it in `edition:`",
-            )
+            raise UserError(where, words(language, "edition.no_deeds", e=repr(self.name)))
+
+    def deed(self, name: str) -> Street | Company:
+        """The property ``name`` (a street, station or utility: what can be owned)."""
+        square = self.squares[name]
+        if isinstance(square, Tax):
+            raise TypeError(f"{name} is a tax square")
+        return square
 
     def group_streets(self, group: str) -> list[Street]:
         return [s for s in self.squares.values() if isinstance(s, Street) and s.group == group]
@@ -121,22 +148,28 @@ class CityEdition:
     hazards: dict[str, int | None]  # blocks each hazard is worth
     groups: dict[str, CityGroup]
     districts: dict[str, District]
+    starting_cash: int = 37_700_000  # « M 37.700.000 »: the rules' notes for each player
+    go_salary: int | None = None  # what passing GO pays (printed on the board)
+    industry_tax: int | None = None  # the Taxe industrielle square's amount (printed on the board)
     game: str = "city"
-    names: fields.Names = field(init=False, repr=False, compare=False)
+    names: Names = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "names", fields.Names(self.districts, "district"))
+        object.__setattr__(self, "names", Names(self.districts, "district"))
 
-    def district(self, name: str, where: str) -> District:
-        return self.names.find(name, where)
+    def district(self, name: str, where: str, language: str = "fr") -> District:
+        return self.names.find(name, where, language)
 
-    def rents(self, district: District) -> tuple[int, ...]:
+    def board_amount(self, key: str, language: str) -> int:
+        """``go_salary`` or ``industry_tax`` (printed on the board); a missing one names the field to fill."""
+        value = getattr(self, key)
+        if value is None:
+            raise UserError(self.source, words(language, f"edition.missing_{key}", field=key))
+        return value
+
+    def rents(self, district: District, language: str = "fr") -> tuple[int, ...]:
         if district.rents is None:
-            raise UserError(
-                self.source,
-                f"the rents of {district.name} are missing: copy the 9 rents (0 to 8 blocks) printed on the "
-                f"{district.name} card into {district.where}.rents",
-            )
+            raise UserError(self.source, words(language, "edition.missing_rents", d=district.name, w=district.where))
         return district.rents
 
 
@@ -146,34 +179,36 @@ Edition = ClassicEdition | CityEdition
 # --- loading ----------------------------------------------------------------------------------
 
 
-def load(name_or_path: str, relative_to: Path | None = None, where: str | None = None) -> Edition:
+def load(name_or_path: str, relative_to: Path | None = None, where: str | None = None, language: str = "fr") -> Edition:
     """A shipped edition by name (``classic-fr``), or an edition file by path.
 
     ``where`` names the place that asked for it (a game file's ``edition:``) in a not-found error.
     """
     if name_or_path in SHIPPED:
         text = resources.files("unit.calculator").joinpath(f"editions/{name_or_path}.yaml").read_text(encoding="utf-8")
-        return parse(yamlfile.parse(text, name_or_path, what="edition"), name_or_path)
+        return parse(yamlfile.parse(text, name_or_path, what="edition"), name_or_path, language)
     path = Path(name_or_path)
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
     if not path.exists():
-        hint = fields.suggestion(name_or_path, list(SHIPPED)) if path.suffix == "" else ""
+        hint = Names({n: n for n in SHIPPED}, "edition").hint(name_or_path, language) if path.suffix == "" else ""
         shipped = ", ".join(SHIPPED)
         if where is not None:
-            raise UserError(where, f"no such edition {name_or_path!r}{hint} (shipped: {shipped}; or a file's path)")
-        raise UserError(name_or_path, f"no such edition{hint} (shipped: {shipped}; or a file's path)")
-    return parse(yamlfile.load(path, what="edition"), str(path))
+            raise UserError(
+                where, words(language, "edition.no_such_named", e=repr(name_or_path), hint=hint, shipped=shipped)
+            )
+        raise UserError(name_or_path, words(language, "edition.no_such", hint=hint, shipped=shipped))
+    return parse(yamlfile.load(path, what="edition"), str(path), language)
 
 
-def parse(data: object, source: str) -> Edition:
+def parse(data: object, source: str, language: str = "fr") -> Edition:
     top = fields.mapping(data, source, optional=("game",) + CLASSIC_KEYS + CITY_KEYS)
     game = top.get("game")
     if game == "classic":
-        return _classic(top, source)
+        return _classic(top, source, language)
     if game == "city":
-        return _city(top, source)
-    raise UserError(f"{source}: game", f"expected classic or city, got {yamlfile.type_name(game)}")
+        return _city(top, source, language)
+    raise UserError(f"{source}: game", words(language, "edition.game", got=yamlfile.type_name(game)))
 
 
 CLASSIC_RULES = {
@@ -190,12 +225,10 @@ CLASSIC_RULES = {
     "trades_only_when_all_bought": "flag",
     "creditor_pays_mortgage_interest_at_once": "flag",
 }
-#: Rules an edition may leave out, and what they are then.
-OPTIONAL_RULES = {
-    "starting_cash": None,
-    "trades_only_when_all_bought": False,
-    "creditor_pays_mortgage_interest_at_once": False,
-}
+#: The yes/no rules, shown by ``board`` (and read by the commands they change).
+RULE_FLAGS = tuple(key for key, kind in CLASSIC_RULES.items() if kind == "flag")
+#: Rules an edition may leave out (their defaults are ClassicRules').
+OPTIONAL_RULES = ("starting_cash", "trades_only_when_all_bought", "creditor_pays_mortgage_interest_at_once")
 CLASSIC_KEYS = (
     "name",
     "currency_symbol",
@@ -208,27 +241,27 @@ CLASSIC_KEYS = (
     "taxes",
     "other_spaces",
 )
-CITY_KEYS = ("name", "hazards", "groups")
+CITY_KEYS = ("name", "starting_cash", "go_salary", "industry_tax", "hazards", "groups")
 
 
-def _classic(top: dict, source: str) -> ClassicEdition:
+def _classic(top: dict, source: str, language: str) -> ClassicEdition:
     where = lambda key: f"{source}: {key}"  # noqa: E731
     required = [key for key in CLASSIC_RULES if key not in OPTIONAL_RULES]
     fields.mapping(top, source, required=("game", "name", *required, "groups", "streets"), optional=CLASSIC_KEYS)
-    rules = {}
+    values: dict[str, object] = {}
     for key, kind in CLASSIC_RULES.items():
         if key not in top:
-            rules[key] = OPTIONAL_RULES[key]
             continue
         value = top[key]
         if kind == "amount":
-            rules[key] = money.field(value, where(key))
+            values[key] = money.field(value, where(key), language)
         elif kind == "ratio":
-            rules[key] = fields.ratio(value, where(key))
+            values[key] = fields.ratio(value, where(key))
         elif kind == "count":
-            rules[key] = fields.integer(value, where(key), 0, 1000)
+            values[key] = fields.integer(value, where(key), 0, 1000)
         else:
-            rules[key] = fields.boolean(value, where(key))
+            values[key] = fields.boolean(value, where(key))
+    rules = ClassicRules(**values)  # type: ignore[arg-type]  # each value checked against its kind above
     name = fields.text(top["name"], where("name"))
     if top["streets"] is None:  # a rules-only edition: deeds to be copied by the owner
         return ClassicEdition(source, name, rules, {}, {}, {}, {}, complete=False)
@@ -237,34 +270,44 @@ def _classic(top: dict, source: str) -> ClassicEdition:
         spec = fields.mapping(raw, where(f"groups.{colour}"), required=("house_cost", "size"), optional=("fr",))
         groups[str(colour)] = {
             "fr": str(spec.get("fr", colour)),
-            "house_cost": money.field(spec["house_cost"], where(f"groups.{colour}.house_cost")),
+            "house_cost": money.field(spec["house_cost"], where(f"groups.{colour}.house_cost"), language),
             "size": fields.integer(spec["size"], where(f"groups.{colour}.size"), 1, 4),
         }
     squares: dict[str, Street | Company | Tax] = {}
 
     def add(square, at: str) -> None:
         if fields.name_key(square.name) in map(fields.name_key, squares):
-            raise UserError(at, f"{square.name!r} appears twice")
+            raise UserError(at, words(language, "edition.twice", s=repr(square.name)))
         squares[square.name] = square
 
     for i, raw in enumerate(fields.sequence(top["streets"], where("streets"))):
         at = where(f"streets[{i}]")
-        spec = fields.mapping(raw, at, required=("pos", "name", "group", "price", "house_cost", "rent", "mortgage"))
+        spec = fields.mapping(
+            raw, at, required=("pos", "name", "group", "price", "house_cost", "rent"), optional=("mortgage",)
+        )
         group = str(spec["group"])
         if group not in groups:
-            raise UserError(f"{at}.group", f"unknown group {group!r}{fields.suggestion(group, list(groups))}")
+            raise UserError(
+                f"{at}.group",
+                words(
+                    language,
+                    "edition.unknown_group",
+                    g=repr(group),
+                    hint=Names({g: g for g in groups}, "group").hint(group, language),
+                ),
+            )
         rent = fields.sequence(spec["rent"], f"{at}.rent")
         if len(rent) != RENT_LEVELS:
-            raise UserError(f"{at}.rent", f"expected 6 amounts (bare, 1-4 houses, hotel), got {len(rent)}")
+            raise UserError(f"{at}.rent", words(language, "edition.rent_count", n=len(rent)))
         add(
             Street(
                 pos=fields.integer(spec["pos"], f"{at}.pos", 0, 39),
                 name=fields.text(spec["name"], f"{at}.name"),
                 group=group,
-                price=money.field(spec["price"], f"{at}.price"),
-                house_cost=money.field(spec["house_cost"], f"{at}.house_cost"),
-                rent=tuple(money.field(v, f"{at}.rent[{j}]") for j, v in enumerate(rent)),
-                mortgage=money.field(spec["mortgage"], f"{at}.mortgage"),
+                price=money.field(spec["price"], f"{at}.price", language),
+                house_cost=money.field(spec["house_cost"], f"{at}.house_cost", language),
+                rent=tuple(money.field(v, f"{at}.rent[{j}]", language) for j, v in enumerate(rent)),
+                mortgage=_mortgage(spec, at, rules, language),
             ),
             at,
         )
@@ -277,8 +320,8 @@ def _classic(top: dict, source: str) -> ClassicEdition:
         if top.get(section) is None:
             continue
         at = where(section)
-        spec = fields.mapping(top[section], at, required=("price", "mortgage", table_key, "list"))
-        table = fields.mapping(spec[table_key], f"{at}.{table_key}", optional=(1, 2, 3, 4))
+        spec = fields.mapping(top[section], at, required=("price", table_key, "list"), optional=("mortgage",))
+        table = fields.mapping(spec[table_key], f"{at}.{table_key}", optional=(1, 2, 3, 4))  # type: ignore[arg-type]
         counts = {int(k): fields.integer(v, f"{at}.{table_key}.{k}", 0, 10**6) for k, v in table.items()}
         (station_rents if kind == "station" else utility_multipliers).update(counts)
         for i, raw in enumerate(fields.sequence(spec["list"], f"{at}.list")):
@@ -287,8 +330,8 @@ def _classic(top: dict, source: str) -> ClassicEdition:
                 Company(
                     pos=fields.integer(item["pos"], f"{at}.list[{i}].pos", 0, 39),
                     name=fields.text(item["name"], f"{at}.list[{i}].name"),
-                    price=money.field(spec["price"], f"{at}.price"),
-                    mortgage=money.field(spec["mortgage"], f"{at}.mortgage"),
+                    price=money.field(spec["price"], f"{at}.price", language),
+                    mortgage=_mortgage(spec, at, rules, language),
                     kind=kind,
                 ),
                 f"{at}.list[{i}]",
@@ -300,19 +343,29 @@ def _classic(top: dict, source: str) -> ClassicEdition:
             Tax(
                 fields.integer(item["pos"], f"{at}.pos", 0, 39),
                 fields.text(item["name"], f"{at}.name"),
-                money.field(item["amount"], f"{at}.amount"),
+                money.field(item["amount"], f"{at}.amount", language),
             ),
             at,
         )
     for colour, spec in groups.items():
         count = sum(1 for s in squares.values() if isinstance(s, Street) and s.group == colour)
         if count != spec["size"]:
-            raise UserError(where(f"groups.{colour}.size"), f"says {spec['size']} streets, the board has {count}")
+            raise UserError(
+                where(f"groups.{colour}.size"), words(language, "edition.group_size", n=spec["size"], c=count)
+            )
     ordered = dict(sorted(squares.items(), key=lambda item: item[1].pos))
     return ClassicEdition(source, name, rules, groups, ordered, station_rents, utility_multipliers)
 
 
-def _city(top: dict, source: str) -> CityEdition:
+def _mortgage(spec: dict, at: str, rules: ClassicRules, language: str) -> int:
+    """The deed's mortgage value; when the file leaves it out, the price times the edition's ``mortgage_ratio``."""
+    if "mortgage" in spec:
+        return money.field(spec["mortgage"], f"{at}.mortgage", language)
+    price = money.field(spec["price"], f"{at}.price", language)
+    return int(Fraction(str(rules.mortgage_ratio)) * price)
+
+
+def _city(top: dict, source: str, language: str) -> CityEdition:
     where = lambda key: f"{source}: {key}"  # noqa: E731
     fields.mapping(top, source, required=("game", "name", "hazards", "groups"), optional=CITY_KEYS)
     name = fields.text(top["name"], where("name"))
@@ -328,7 +381,7 @@ def _city(top: dict, source: str) -> CityEdition:
         spec = fields.mapping(raw, at, required=("name", "districts"), optional=("skyscraper_cost",))
         group_name = fields.text(spec["name"], f"{at}.name")
         if group_name in groups:
-            raise UserError(f"{at}.name", f"the group {group_name!r} appears twice")
+            raise UserError(f"{at}.name", words(language, "edition.group_twice", g=repr(group_name)))
         members = []
         for d, item in enumerate(fields.sequence(spec["districts"], f"{at}.districts")):
             place = f"groups[{g}].districts[{d}]"
@@ -338,28 +391,39 @@ def _city(top: dict, source: str) -> CityEdition:
             )
             district_name = fields.text(item["name"], f"{dat}.name")
             if fields.name_key(district_name) in {fields.name_key(name) for name in districts}:
-                raise UserError(f"{dat}.name", f"the district {district_name!r} appears twice")
+                raise UserError(f"{dat}.name", words(language, "edition.district_twice", d=repr(district_name)))
             rents = item.get("rents")
             if rents is not None:
                 rents = fields.sequence(rents, f"{dat}.rents")
                 if len(rents) != CITY_RENT_LEVELS:
-                    raise UserError(f"{dat}.rents", f"expected 9 amounts (0 to 8 blocks), got {len(rents)}")
-                rents = tuple(money.field(v, f"{dat}.rents[{j}]") for j, v in enumerate(rents))
+                    raise UserError(f"{dat}.rents", words(language, "edition.city_rent_count", n=len(rents)))
+                rents = tuple(money.field(v, f"{dat}.rents[{j}]", language) for j, v in enumerate(rents))
             districts[district_name] = District(
                 name=district_name,
                 group=group_name,
-                price=money.field(item.get("price"), f"{dat}.price", nullable=True),
-                residential_cost=money.field(item.get("residential_cost"), f"{dat}.residential_cost", nullable=True),
-                industrial_cost=money.field(item.get("industrial_cost"), f"{dat}.industrial_cost", nullable=True),
+                price=money.optional(item.get("price"), f"{dat}.price", language),
+                residential_cost=money.optional(item.get("residential_cost"), f"{dat}.residential_cost", language),
+                industrial_cost=money.optional(item.get("industrial_cost"), f"{dat}.industrial_cost", language),
                 rents=rents,
                 where=place,
             )
             members.append(district_name)
         if not members:
-            raise UserError(f"{at}.districts", "expected at least one district")
+            raise UserError(f"{at}.districts", words(language, "edition.no_district"))
         groups[group_name] = CityGroup(
             group_name,
-            money.field(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", nullable=True),
+            money.optional(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", language),
             tuple(members),
         )
-    return CityEdition(source, name, hazards, groups, districts)
+    return CityEdition(
+        source,
+        name,
+        hazards,
+        groups,
+        districts,
+        starting_cash=money.field(
+            top.get("starting_cash", CityEdition.starting_cash), where("starting_cash"), language
+        ),
+        go_salary=money.optional(top.get("go_salary"), where("go_salary"), language),
+        industry_tax=money.optional(top.get("industry_tax"), where("industry_tax"), language),
+    )

@@ -1,55 +1,112 @@
-"""Money as the table says it: ``12.5M``, ``12,5M``, ``M 500k``, ``500k``, ``1200``.
+"""Money as the table says it: ``12.5M``, ``12,5M``, ``M 500k``, ``500 000``, ``37.700.000``, ``1200``.
 
 Amounts are whole numbers of the game's money (Monopoly City's M, the classic
 game's units); JSON output gives plain integers.
+
+Reading (:func:`parse`), one rule per shape, and nothing else:
+
+- ``1200``: a whole number;
+- ``500 000``, ``500.000``, ``37.700.000``, ``1,234,567``: without ``k`` or ``M``, a space, a dot or a
+  comma followed by groups of exactly three digits separates thousands (the same separator throughout);
+- ``12,5M``, ``12.5M``, ``500k``, ``500 k``, ``1 500k``: with ``k`` or ``M``, one dot or comma is the
+  decimal mark; the result must be whole;
+- an ``M`` in front is the currency (``M 2M``, ``M10k``).
+
+Refused, with a line saying what to write: ``1.5`` alone (1.5 what?), ``1,50,000``, ``-500k``, ``∞``,
+digits other than 0-9 (``１２``, ``١٢M``), and a YAML decimal number (``cash: 500.000`` unquoted is the
+number 500.0 to YAML: the dots are gone before we see them).
+
+Writing (:func:`city`): ``M 10M``, ``M 12,5M`` (French) / ``M 12.5M`` (English), ``M 500k``, and an
+amount that is not a whole number of thousands in full, grouped (``M 1 234`` / ``M 1,234``).
+Every amount from 0 to :data:`MAX_AMOUNT` reads back to itself (tests/test_money.py proves it).
 """
 
 from __future__ import annotations
 
 import re
-from decimal import Decimal
 
 from unit import yamlfile
+from unit.calculator.rulebook import words as catalog
 from unit.errors import UserError
 
-_AMOUNT = re.compile(r"^(?:M\s*)?(\d+(?:[.,]\d+)?)\s*([kKmM])?$")
-_SCALE = {None: 1, "k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000}
 MAX_AMOUNT = 10**12
+SPACES = " \u00a0\u202f\u2009"  # space, no-break space, narrow no-break space (French), thin space
+_GROUPED = rf"[0-9]{{1,3}}(?P<sep>[{SPACES}.,])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*"
+_SPACED = rf"[0-9]{{1,3}}(?P<sep>[{SPACES}])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*"
+_PREFIX = rf"(?:M[{SPACES}]*)?"
+#: A whole number, its thousands grouped or not.
+_WHOLE = re.compile(rf"{_PREFIX}(?P<int>[0-9]+|{_GROUPED})")
+#: A number with a unit: ``12,5M``, ``1 500k``.
+_SCALED = re.compile(rf"{_PREFIX}(?P<int>[0-9]+|{_SPACED})(?:[.,](?P<frac>[0-9]+))?[{SPACES}]?(?P<unit>[kKmM])")
+#: A decimal without a unit: ``1.5``, ``12,50`` (1.5 what?).
+_BARE_DECIMAL = re.compile(rf"{_PREFIX}[0-9]+[.,][0-9]+")
+_SCALE = {"k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000}
 
 
-def parse(value: object, where: str) -> int:
+def parse(value: object, where: str, language: str = "fr") -> int:
     """An amount written as the table writes it; :class:`UserError` naming ``where`` otherwise."""
+    words = lambda key, **v: catalog(language, f"money.{key}", **v)  # noqa: E731
     if isinstance(value, bool):
-        raise UserError(where, f"expected an amount like 12.5M, 500k or 1200, got {value}")
+        raise UserError(where, words("expected", got=yamlfile.type_name(value)))
+    if isinstance(value, float):
+        raise UserError(where, words("yaml_decimal", got=repr(value)))
     if isinstance(value, int):
         amount = value
-    elif isinstance(value, float) and value.is_integer():
-        amount = int(value)
-    elif isinstance(value, str) and (match := _AMOUNT.match(value.strip().replace("\u202f", "").replace(" ", ""))):
-        number, unit = match.groups()
-        exact = Decimal(number.replace(",", ".")) * _SCALE[unit]  # the pattern admits only decimals
-        if exact != exact.to_integral_value():
-            raise UserError(where, f"expected a whole amount, {value!r} is {exact}")
-        amount = int(exact)
+    elif isinstance(value, str):
+        amount = _parse_text(value.strip(), where, words)
     else:
-        raise UserError(where, f"expected an amount like 12.5M, 500k or 1200, got {yamlfile.type_name(value)}")
+        raise UserError(where, words("expected", got=yamlfile.type_name(value)))
     if amount < 0:
-        raise UserError(where, f"expected an amount of at least 0, got {amount}")
+        raise UserError(where, words("negative", got=amount))
     if amount > MAX_AMOUNT:
-        raise UserError(where, f"expected an amount of at most {MAX_AMOUNT:,}, got {amount:,}")
+        sep = catalog(language, "money.thousands_separator")
+        raise UserError(
+            where, words("too_big", max=f"{MAX_AMOUNT:,}".replace(",", sep), got=f"{amount:,}".replace(",", sep))
+        )
     return amount
 
 
+def _parse_text(text: str, where: str, words) -> int:
+    if any(c.isdigit() and not c.isascii() for c in text):
+        raise UserError(where, words("digits", text=text))
+    if (match := _WHOLE.fullmatch(text)) is not None:
+        return int(re.sub(r"[^0-9]", "", match["int"]))
+    if (match := _SCALED.fullmatch(text)) is not None:
+        whole = int(re.sub(r"[^0-9]", "", match["int"]))
+        frac = match["frac"] or ""
+        scale = _SCALE[match["unit"]]
+        numerator = (whole * 10 ** len(frac) + int(frac or "0")) * scale
+        amount, rest = divmod(numerator, 10 ** len(frac))
+        if rest:
+            raise UserError(where, words("whole", text=text))
+        return amount
+    if _BARE_DECIMAL.fullmatch(text) is not None:
+        raise UserError(where, words("ambiguous", text=text))
+    if text.lstrip().startswith(("-", "−")):
+        raise UserError(where, words("negative", got=text))
+    raise UserError(where, words("expected_text", got=repr(text)))
+
+
+def field(value: object, where: str, language: str = "fr") -> int:
+    """An amount read from a file."""
+    return parse(value, where, language)
+
+
+def optional(value: object, where: str, language: str = "fr") -> int | None:
+    """An amount read from a file, or ``null`` (a value still to be copied from the cards)."""
+    return None if value is None else parse(value, where, language)
+
+
 def city(amount: int, language: str = "fr") -> str:
-    """Monopoly City's way: ``M 1,5M``, ``M 500k`` (``M 1.5M`` in English)."""
+    """Monopoly City's way: ``M 10M``, ``M 1,5M``, ``M 500k`` (``M 1.5M`` in English); exact, never rounded."""
+    mark = catalog(language, "money.decimal_mark")
     if amount >= 1_000_000 and amount % 1_000 == 0:
-        text = f"{Decimal(amount) / 1_000_000:f}".rstrip("0").rstrip(".") + "M"
+        millions, rest = divmod(amount, 1_000_000)
+        text = str(millions) + (mark + f"{rest:06d}".rstrip("0") if rest else "") + "M"
     elif amount >= 1_000 and amount % 1_000 == 0:
         text = f"{amount // 1_000}k"
     else:
-        text = f"{amount:,}".replace(",", "\u202f" if language == "fr" else ",")
-    if language == "fr":
-        text = text.replace(".", ",")
+        text = f"{amount:,}".replace(",", catalog(language, "money.thousands_separator"))
     return f"M {text}"
 
 
@@ -58,8 +115,6 @@ def classic(amount: int) -> str:
     return str(amount)
 
 
-def field(value: object, where: str, nullable: bool = False) -> int | None:
-    """An amount read from a file (an edition, a game): :func:`parse`, or None where null is allowed."""
-    if value is None and nullable:
-        return None
-    return parse(value, where)
+def text(kind: str, amount: int, language: str) -> str:
+    """An amount as the game ``kind`` (city or classic) writes it."""
+    return city(amount, language) if kind == "city" else classic(amount)

@@ -9,11 +9,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from unit import fields, yamlfile
 from unit.calculator import edition as editions
 from unit.calculator import money
-from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Street
+from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Company, Street
+from unit.calculator.names import Names
+from unit.calculator.rulebook import words
 from unit.errors import UserError
 
 
@@ -46,8 +49,9 @@ class CityHolding:
 class Player:
     name: str
     cash: int
-    holdings: tuple  # ClassicHolding or CityHolding
+    holdings: tuple[Any, ...]  # ClassicHolding in a classic game, CityHolding in a City game
     tower: str | None = None  # City: the district where this player's Monopoly Tower stands
+    exemption_card: bool = False  # City: holds the rent-exemption card (« la carte exonération de loyer »)
 
 
 @dataclass(frozen=True)
@@ -60,13 +64,38 @@ class Game:
     def kind(self) -> str:
         return self.edition.game
 
-    def holding(self, name: str) -> tuple[Player, ClassicHolding | CityHolding] | None:
+    @property
+    def classic(self) -> ClassicEdition:
+        """The edition of a classic game (a TypeError for a City game: a bug, not a user's mistake)."""
+        if not isinstance(self.edition, ClassicEdition):
+            raise TypeError(f"{self.source} is a {self.kind} game")
+        return self.edition
+
+    @property
+    def city(self) -> CityEdition:
+        """The edition of a Monopoly City game."""
+        if not isinstance(self.edition, CityEdition):
+            raise TypeError(f"{self.source} is a {self.kind} game")
+        return self.edition
+
+    def held(self, name: str) -> tuple[Player, Any]:
+        """Who holds ``name`` and how, when the caller knows somebody does."""
+        found = self.holding(name)
+        if found is None:
+            raise LookupError(name)
+        return found
+
+    def holding(self, name: str) -> tuple[Player, Any] | None:
         """Who holds the square or district ``name`` (its canonical name), and how; None if nobody."""
         for player in self.players:
             for holding in player.holdings:
                 if self._name(holding) == name:
                     return player, holding
         return None
+
+    def player(self, name: str, where: str, language: str = "fr") -> Player:
+        """A player by name (a unique beginning is enough)."""
+        return Names({p.name: p for p in self.players}, "player").find(name, where, language)
 
     def owners(self) -> dict[str, list[str]]:
         """Each square or district held, and the players holding it (one, in a legal position)."""
@@ -81,65 +110,93 @@ class Game:
         return holding.square if isinstance(holding, ClassicHolding) else holding.district
 
 
-def load(path: str) -> Game:
+def hypothetical(
+    edition: ClassicEdition, square: Street | Company, houses: int, hotel: bool, mortgaged: bool, group: bool
+) -> Game:
+    """A position for ``rent --edition``: one owner holding ``square`` as described, and with ``group`` the rest
+    of its colour group unbuilt (or every station, every utility)."""
+    kind = square.kind
+    if group:
+        if isinstance(square, Street):
+            others = [s.name for s in edition.group_streets(square.group)]
+        else:
+            others = [s.name for s in edition.squares.values() if s.kind == kind]
+    else:
+        others = [square.name]
+    holdings = tuple(
+        ClassicHolding(name, houses, hotel, mortgaged) if name == square.name else ClassicHolding(name, 0, False, False)
+        for name in others
+    )
+    return Game(edition.source, edition, (Player("", 0, holdings),))
+
+
+def load(path: str, language: str = "fr") -> Game:
     data = yamlfile.load(path, what="game file")
     source = str(path)
     top = fields.mapping(data, source, required=("edition", "players"))
     name = fields.text(top["edition"], f"{source}: edition")
-    edition = editions.load(name, relative_to=Path(path).parent, where=f"{source}: edition")
+    edition = editions.load(name, relative_to=Path(path).parent, where=f"{source}: edition", language=language)
     players = []
     seen: set[str] = set()
     for i, raw in enumerate(fields.sequence(top["players"], f"{source}: players")):
         where = f"{source}: players[{i}]"
-        player = _city_player(raw, where, edition) if edition.game == "city" else _classic_player(raw, where, edition)
+        player = (
+            _city_player(raw, where, edition, language)
+            if isinstance(edition, CityEdition)
+            else _classic_player(raw, where, edition, language)
+        )
         if fields.name_key(player.name) in seen:
-            raise UserError(f"{where}.name", f"two players are called {player.name!r}")
+            raise UserError(f"{where}.name", words(language, "game.same_player", p=repr(player.name)))
         seen.add(fields.name_key(player.name))
         players.append(player)
     if not players:
-        raise UserError(f"{source}: players", "expected at least one player")
+        raise UserError(f"{source}: players", words(language, "game.no_player"))
     return Game(source, edition, tuple(players))
 
 
-def _classic_player(raw: object, where: str, edition: ClassicEdition) -> Player:
+def _classic_player(raw: object, where: str, edition: ClassicEdition, language: str) -> Player:
     spec = fields.mapping(raw, where, required=("name",), optional=("cash", "properties"))
     holdings = []
     for j, item in enumerate(fields.sequence(spec.get("properties") or [], f"{where}.properties")):
         at = f"{where}.properties[{j}]"
         item = fields.mapping(item, at, required=("name",), optional=("houses", "hotel", "mortgaged"))
-        square = edition.square(fields.text(item["name"], f"{at}.name"), f"{at}.name")
+        square = edition.square(fields.text(item["name"], f"{at}.name"), f"{at}.name", language)
         if square.kind == "tax":
-            raise UserError(f"{at}.name", f"{square.name!r} is a tax square, nobody owns it")
+            raise UserError(f"{at}.name", words(language, "game.tax_owned", s=repr(square.name)))
         houses = fields.integer(item.get("houses", 0), f"{at}.houses", 0, 99)
         hotel = fields.boolean(item.get("hotel", False), f"{at}.hotel")
         if (houses or hotel) and not isinstance(square, Street):
-            raise UserError(f"{at}", f"{square.name} is a {square.kind}: no houses or hotel there")
+            raise UserError(f"{at}", words(language, f"game.no_buildings_{square.kind}", s=square.name))
         holdings.append(
             ClassicHolding(square.name, houses, hotel, fields.boolean(item.get("mortgaged", False), f"{at}.mortgaged"))
         )
     return Player(
-        fields.text(spec["name"], f"{where}.name"), money.field(spec.get("cash", 0), f"{where}.cash"), tuple(holdings)
+        fields.text(spec["name"], f"{where}.name"),
+        money.field(spec.get("cash", 0), f"{where}.cash", language),
+        tuple(holdings),
     )
 
 
 CITY_HOLDING_KEYS = ("residential", "industrial", "hazard", "bonus", "skyscraper", "stadium", "station", "mortgaged")
 
 
-def _city_player(raw: object, where: str, edition: CityEdition) -> Player:
-    spec = fields.mapping(raw, where, required=("name",), optional=("cash", "tower", "districts"))
+def _city_player(raw: object, where: str, edition: CityEdition, language: str) -> Player:
+    spec = fields.mapping(raw, where, required=("name",), optional=("cash", "tower", "exemption_card", "districts"))
     holdings = []
     for j, item in enumerate(fields.sequence(spec.get("districts") or [], f"{where}.districts")):
         at = f"{where}.districts[{j}]"
         item = fields.mapping(item, at, required=("name",), optional=CITY_HOLDING_KEYS)
-        district = edition.district(fields.text(item["name"], f"{at}.name"), f"{at}.name")
+        district = edition.district(fields.text(item["name"], f"{at}.name"), f"{at}.name", language)
         hazard, bonus = item.get("hazard"), item.get("bonus")
         if hazard is not None and hazard not in HAZARDS:
             raise UserError(
-                f"{at}.hazard", f"expected one of {', '.join(HAZARDS)} or null, got {yamlfile.type_name(hazard)}"
+                f"{at}.hazard",
+                words(language, "game.one_of", x=", ".join(HAZARDS), got=yamlfile.type_name(hazard)),
             )
         if bonus is not None and bonus not in BONUSES:
             raise UserError(
-                f"{at}.bonus", f"expected one of {', '.join(BONUSES)} or null, got {yamlfile.type_name(bonus)}"
+                f"{at}.bonus",
+                words(language, "game.one_of", x=", ".join(BONUSES), got=yamlfile.type_name(bonus)),
             )
 
         def flag(key: str, item=item, at=at) -> bool:
@@ -160,10 +217,11 @@ def _city_player(raw: object, where: str, edition: CityEdition) -> Player:
         )
     tower = spec.get("tower")
     if tower is not None:
-        tower = edition.district(fields.text(tower, f"{where}.tower"), f"{where}.tower").name
+        tower = edition.district(fields.text(tower, f"{where}.tower"), f"{where}.tower", language).name
     return Player(
         fields.text(spec["name"], f"{where}.name"),
-        money.field(spec.get("cash", 0), f"{where}.cash"),
+        money.field(spec.get("cash", 0), f"{where}.cash", language),
         tuple(holdings),
         tower,
+        fields.boolean(spec.get("exemption_card", False), f"{where}.exemption_card"),
     )

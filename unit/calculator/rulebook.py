@@ -2,12 +2,22 @@
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, field
+
+from unit import i18n
 
 
-def say(language: str, fr: str, en: str, **values) -> str:
-    """One sentence in the table's language (French unless ``language`` is ``en``)."""
-    return (fr if language == "fr" else en).format(**values)
+def words(language: str, key: str, /, **values: object) -> str:
+    """The calculator's sentence ``key`` (under ``calculator.`` in unit/locales/) in ``language``."""
+    return i18n.words(language)(f"calculator.{key}", **values)
+
+
+@dataclass
+class Deal:
+    """What the bank pays or asks for, with the reasons."""
+
+    amount: int
+    explanation: list[str] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -27,8 +37,9 @@ class Problems(list):
         super().__init__()
         self.language = language
 
-    def add(self, player: str | None, square: str | None, rule: str, fr: str, en: str, **values) -> None:
-        self.append(Problem(player, square, rule, say(self.language, fr, en, **values)))
+    def add(self, player: str | None, square: str | None, rule: str, **values: object) -> None:
+        """One problem, worded by the catalog entry ``calculator.check.<rule>``."""
+        self.append(Problem(player, square, rule, words(self.language, f"check.{rule}", **values)))
 
     def owned_once(self, owners: dict[str, list[str]]) -> None:
         """Every square or district has at most one owner (``owners``: square -> the players holding it)."""
@@ -38,8 +49,6 @@ class Problems(list):
                     ", ".join(names),
                     square,
                     "owned_once",
-                    "{s} a plusieurs propriétaires : {o}",
-                    "{s} has several owners: {o}",
                     s=square,
                     o=", ".join(names),
                 )

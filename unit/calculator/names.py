@@ -1,0 +1,61 @@
+"""Names typed at the table: squares, districts and players, found with as few keystrokes as possible.
+
+Accents, case, hyphens and apostrophes do not matter (``opera`` = ``Opéra``); a unique beginning
+(``champs``) or a unique word (``paix`` = Rue de la Paix, ``eaux`` = Compagnie de distribution des eaux)
+is enough. An exact name always wins over a longer one it begins (``Gare`` is the district Gare even if
+``Gare Sud`` exists). Several matches are refused with the list of candidates; no match with the
+closest name, if one is close.
+"""
+
+from __future__ import annotations
+
+import difflib
+from typing import Any
+
+from unit.calculator.rulebook import words
+from unit.errors import UserError
+from unit.fields import name_key
+
+#: How many candidates an ambiguous name lists before "…".
+SHOWN = 6
+
+
+class Names:
+    """Things looked up by name; ``what`` (square, district, player) words the errors."""
+
+    def __init__(self, items: dict[str, Any], what: str):
+        self.what = what
+        self.names = list(items)
+        self._items = items
+        self._keys = {name: name_key(name) for name in items}
+        self._by_key = {key: items[name] for name, key in self._keys.items()}
+
+    def matches(self, typed: str) -> list[str]:
+        """The canonical names ``typed`` designates: the exact one, else every one it begins or whose word it begins."""
+        key = name_key(typed)
+        if not key:
+            return []
+        exact = [name for name, k in self._keys.items() if k == key]
+        if exact:
+            return exact
+        starts = [name for name, k in self._keys.items() if k.startswith(key)]
+        if starts:
+            return starts
+        return [name for name, k in self._keys.items() if f" {key}" in f" {k}"]
+
+    def find(self, typed: str, where: str, language: str = "fr") -> Any:
+        found = self.matches(typed)
+        if len(found) == 1:
+            return self._items[found[0]]
+        if found:
+            shown = ", ".join(repr(name) for name in found[:SHOWN]) + (", …" if len(found) > SHOWN else "")
+            raise UserError(where, words(language, f"names.ambiguous_{self.what}", name=repr(typed), names=shown))
+        raise UserError(
+            where, words(language, f"names.unknown_{self.what}", name=repr(typed), hint=self.hint(typed, language))
+        )
+
+    def hint(self, typed: str, language: str) -> str:
+        """`` (did you mean 'X'?)`` for the closest name, or an empty string."""
+        keys = {k: name for name, k in self._keys.items()}
+        close = difflib.get_close_matches(name_key(typed), list(keys), n=1, cutoff=0.6)
+        return words(language, "names.hint", name=repr(keys[close[0]])) if close else ""
