@@ -108,3 +108,22 @@ def test_the_shipped_configuration_template_is_valid():
 
     layer = configuration.load_file(str(ROOT / "systemd/config.yaml"))
     assert configuration.load(layer).language == "fr"
+
+
+def make_dry_run(*args: str) -> str:
+    return subprocess.run(
+        ["make", "-n", "-B", *args], cwd=ROOT, capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_make_run_installs_the_pi_extra_on_a_pi_and_the_emulator_elsewhere(tmp_path):
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi Zero 2 W Rev 1.0\x00")
+    on_pi = make_dry_run("run", f"MODEL_FILE={model}")
+    assert "-m venv --system-site-packages .venv" in on_pi
+    assert "pip install --quiet -e '.[pi]'" in on_pi and "emulator" not in on_pi
+    assert "pip install --quiet -e '.[dev,emulator,pi]'" in make_dry_run("test", f"MODEL_FILE={model}")
+    model.write_bytes(b"Some laptop\x00")
+    elsewhere = make_dry_run("run", f"MODEL_FILE={model}")
+    assert "pip install --quiet -e '.[emulator]'" in elsewhere and "--system-site-packages" not in elsewhere

@@ -49,8 +49,12 @@ def is_raspberry_pi() -> bool:
 
 
 def default_backend() -> str:
-    """The real hardware on a Raspberry Pi, the emulator window anywhere else."""
-    return "gpio" if is_raspberry_pi() else "emulator"
+    """The real hardware on a Raspberry Pi, the emulator window where there is a display, else the terminal."""
+    if is_raspberry_pi():
+        return "gpio"
+    from unit.backends.emulator import has_display
+
+    return "emulator" if has_display() else "terminal"
 
 
 DEFAULT_PI_STATE_DIR = "/var/lib/monopoly-city"
@@ -72,11 +76,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = _load_config(args, (scenario.config, f"{scenario.source}: config") if scenario else (None, ""))
     steps = scenario.steps(config) if scenario else None
     seed = args.seed if args.seed is not None else (scenario.seed if scenario else None)
+    backend_name = args.backend or default_backend()
+    if backend_name == "terminal" and args.trace == "-":
+        raise UserError("--trace -", "the terminal backend draws on stdout: give the trace a file name")
+    if backend_name == "headless" and not args.script:
+        print(
+            "monopoly-city: headless, no buttons and no script: the unit waits, switched off, until Ctrl-C "
+            "(or SIGTERM). Give --script SCENARIO.yaml to press buttons, or --backend terminal to press them "
+            "yourself.",
+            file=sys.stderr,
+            flush=True,
+        )
     trace_file = None
     if args.trace:
         trace_file = sys.stdout if args.trace == "-" else _open_for_writing(args.trace, "trace")
     trace = TraceWriter(trace_file, config.language, flush=True) if trace_file else None
-    backend_name = args.backend or default_backend()
     pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
     state_dir = args.state_dir
     if state_dir is None and backend_name == "gpio" and pins == "lgpio":
@@ -115,6 +129,10 @@ def _make_backend(name: str, config: configuration.Config, args: argparse.Namesp
         from unit.backends.headless import Headless
 
         return Headless(config.language, frames=args.frames)
+    if name == "terminal":
+        from unit.backends.terminal import Terminal
+
+        return Terminal(config)
     if name == "emulator":
         from unit.backends.emulator import Emulator, has_display
 
@@ -175,8 +193,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--backend",
-        choices=["emulator", "headless", "gpio"],
-        help="default: gpio on a Raspberry Pi, emulator elsewhere",
+        choices=["emulator", "headless", "gpio", "terminal"],
+        help="default: gpio on a Raspberry Pi, emulator where there is a display, terminal elsewhere",
     )
     run.add_argument(
         "--pins", choices=["lgpio", "mock"], help="gpio: the pin factory (default: lgpio on a Pi, mock elsewhere)"
