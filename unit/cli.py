@@ -120,6 +120,32 @@ def cmd_run(args: argparse.Namespace) -> int:
     return 0
 
 
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from unit.app import selftest
+    from unit.backends.gpio import open_dummy, open_oled, pin_factory
+
+    layers = [configuration.load_file(args.config)] if args.config else []
+    if args.lang:
+        layers.append(({"language": args.lang}, "--lang"))
+    config = configuration.load(*layers)
+    pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
+    factory = pin_factory(pins)
+    test = selftest.SelfTest(
+        config,
+        factory,
+        open_dummy if pins == "mock" else open_oled,
+        say=lambda line: print(line, flush=True),
+        pace=selftest.Pace(press_timeout=args.timeout),
+        mock=pins == "mock",
+    )
+    try:
+        results = test.run()
+    finally:
+        factory.close()
+    print("\n".join(test.report(results)), flush=True)
+    return 0 if all(r.status == "works" for r in results) else 1
+
+
 def _make_backend(name: str, config: configuration.Config, args: argparse.Namespace, pins: str, trace):
     if name == "gpio":
         from unit.backends.gpio import Gpio
@@ -212,6 +238,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--screenshot", metavar="FILE", help="emulator: save the window to FILE when it closes")
     run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     run.set_defaults(func=cmd_run)
+
+    check = commands.add_parser(
+        "selftest",
+        help="test the wired hardware part by part (LED, buzzer, display, buttons)",
+        description="A guided test of the hardware on the configured pins and display: the LED blinks, the "
+        "buzzer plays a scale, the display shows a test pattern at each contrast, then each button is asked "
+        "for. One report line per part; exit status 0 only when every part answered, 1 otherwise. On a Pi, "
+        "stop the service first: sudo systemctl stop monopoly-city-unit.",
+    )
+    check.add_argument("--config", metavar="FILE", help="configuration overrides (the pins and display to test)")
+    check.add_argument(
+        "--pins", choices=["lgpio", "mock"], help="the pin factory (default: lgpio on a Pi, mock elsewhere)"
+    )
+    check.add_argument("--lang", choices=["fr", "en"], help="language of the test (default: the configuration's)")
+    check.add_argument(
+        "--timeout", type=float, default=10.0, metavar="SECONDS", help="wait this long for each button (default 10)"
+    )
+    check.set_defaults(func=cmd_selftest)
 
     from unit.calculator import commands as calculator
 
