@@ -117,7 +117,9 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if trace_file not in (None, sys.stdout):
             trace_file.close()
-    return 0
+    # A shutdown that failed (no polkit, say) must not leave the unit ended on « ARRÊT… »: exit 1 and
+    # systemd (Restart=on-failure) starts it again, switched off and ready.
+    return 1 if getattr(backend, "shutdown_failed", False) else 0
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
