@@ -57,8 +57,9 @@ clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
 
 # On a Raspberry Pi, as root: the service that starts at boot (docs/raspberry-pi.md).
+# INSTALL_ARGS passes options to systemd/install.sh (--root DIR to build an image or test).
 install-pi:
-	sh systemd/install.sh
+	sh systemd/install.sh $(INSTALL_ARGS)
 
 uninstall-pi:
-	sh systemd/install.sh --uninstall
+	sh systemd/install.sh --uninstall $(INSTALL_ARGS)
