@@ -4,25 +4,34 @@
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
+# On a Raspberry Pi, `make run` drives the hardware: the `pi` extra (lgpio), and the system's
+# python3-lgpio and gpiozero through --system-site-packages (PyPI has no lgpio wheel for every Python).
+MODEL_FILE ?= /proc/device-tree/model
+ON_PI := $(shell grep -qs 'Raspberry Pi' $(MODEL_FILE) && echo yes)
+COMMA := ,
+RUN_EXTRAS := $(if $(ON_PI),pi,emulator)
+TEST_EXTRAS := dev,emulator$(if $(ON_PI),$(COMMA)pi)
+VENV_ARGS := $(if $(ON_PI),--system-site-packages)
 # Reinstall when the project's metadata changes, not on every run.
-STAMP_RUN := $(VENV)/.installed-run
+STAMP_RUN := $(VENV)/.installed-run-$(RUN_EXTRAS)
 STAMP_TEST := $(VENV)/.installed-test
 
 .PHONY: run test lint golden clean install-pi uninstall-pi bench soak
 
 $(BIN)/python:
-	$(PYTHON) -m venv $(VENV)
+	$(PYTHON) -m venv $(VENV_ARGS) $(VENV)
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[emulator]'
+	$(BIN)/python -m pip install --quiet -e '.[$(RUN_EXTRAS)]'
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[dev,emulator]'
+	$(BIN)/python -m pip install --quiet -e '.[$(TEST_EXTRAS)]'
 	touch $@ $(STAMP_RUN)
 
-# The emulator window on a laptop (it says what to do where there is no display).
+# The hardware on a Raspberry Pi, the emulator window on a laptop, the unit in the terminal where
+# there is no display (over SSH, say).
 run: $(STAMP_RUN)
 	$(BIN)/monopoly-city run
 
@@ -53,8 +62,9 @@ clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache
 
 # On a Raspberry Pi, as root: the service that starts at boot (docs/raspberry-pi.md).
+# INSTALL_ARGS passes options to systemd/install.sh (--root DIR to build an image or test).
 install-pi:
-	sh systemd/install.sh
+	sh systemd/install.sh $(INSTALL_ARGS)
 
 uninstall-pi:
-	sh systemd/install.sh --uninstall
+	sh systemd/install.sh --uninstall $(INSTALL_ARGS)

@@ -4,9 +4,11 @@
 #
 #   systemd/install.sh [--uninstall] [--root DIR] [--pip-args "ARGS"]
 #
-# --root DIR installs into DIR instead of / (for tests and images): no user is created, systemctl is
-# not called and the service is enabled by its symlink only.
+# --root DIR installs into DIR instead of / (for tests and images): no user is created, no package is
+# installed, systemctl is not called and the service is enabled by its symlink only. The files are
+# made for their final place: the scripts in DIR/opt/monopoly-city/venv point to /opt/monopoly-city.
 set -eu
+umask 022                        # the service user must read what root installs, whatever root's umask
 
 ROOT=/
 ACTION=install
@@ -16,7 +18,7 @@ while [ $# -gt 0 ]; do
         --uninstall) ACTION=uninstall ;;
         --root) ROOT="$2"; shift ;;
         --pip-args) PIP_ARGS="$2"; shift ;;
-        -h|--help) sed -n '2,9p' "$0"; exit 0 ;;
+        -h|--help) sed -n '2,10p' "$0"; exit 0 ;;
         *) echo "install.sh: unknown option $1 (see --help)" >&2; exit 2 ;;
     esac
     shift
@@ -24,8 +26,10 @@ done
 
 SRC=$(cd "$(dirname "$0")/.." && pwd)
 R=${ROOT%/}                      # "" for /, so that paths read $R/etc/...
-PREFIX=$R/opt/monopoly-city
+FINAL=/opt/monopoly-city         # where the files live when the Pi runs
+PREFIX=$R$FINAL
 UNIT=monopoly-city-unit.service
+HOOK=usr/lib/systemd/system-shutdown/monopoly-city
 USER_NAME=monopoly
 on_this_system() { [ "$R" = "" ]; }
 say() { echo "monopoly-city: $*"; }
@@ -35,12 +39,21 @@ if on_this_system && [ "$(id -u)" != 0 ]; then
     exit 2
 fi
 
+# What a failed install leaves behind is removed; the running installation is only replaced at the end.
+build=""
+cleanup() {
+    [ -z "$build" ] || rm -rf "$build"
+    rm -rf "$PREFIX/venv.new" "$PREFIX/venv.old"
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
 do_uninstall() {
     if on_this_system; then
         systemctl disable --now "$UNIT" 2>/dev/null || true
     fi
     rm -f "$R/etc/systemd/system/multi-user.target.wants/$UNIT" "$R/etc/systemd/system/$UNIT"
-    rm -f "$R/etc/polkit-1/rules.d/50-monopoly-city.rules"
+    rm -f "$R/etc/polkit-1/rules.d/50-monopoly-city.rules" "$R/$HOOK"
     rm -rf "$PREFIX" "$R/var/lib/monopoly-city"
     if on_this_system; then
         systemctl daemon-reload
@@ -61,6 +74,30 @@ check_i2c() {
     return 1
 }
 
+# The shutdown button runs `systemctl poweroff` as the service's user: polkit must be there to allow it
+# (Raspberry Pi OS Lite ships without it). Without it the shutdown would fail.
+ensure_polkit() {
+    if [ -d /usr/share/polkit-1/actions ] && command -v pkcheck >/dev/null 2>&1; then
+        return 0
+    fi
+    say "installing polkit (the shutdown button needs it to power the Pi off)"
+    if command -v apt-get >/dev/null 2>&1; then
+        apt-get install -y --no-install-recommends polkitd || apt-get install -y policykit-1
+    else
+        say "no apt-get: install polkit yourself, or the shutdown button will not power the Pi off"
+    fi
+}
+
+# A venv's scripts name its python by full path: make them name the final one.
+relocate_venv() {
+    from=$1 to=$2
+    for file in "$from"/bin/*; do
+        if [ -f "$file" ] && [ ! -L "$file" ] && grep -Iq "$from" "$file"; then
+            sed -i "s|$from|$to|g" "$file"
+        fi
+    done
+}
+
 do_install() {
     if on_this_system; then
         for group in gpio i2c; do
@@ -72,25 +109,34 @@ do_install() {
             useradd --system --user-group --groups gpio,i2c --home-dir /nonexistent --no-create-home \
                 --shell /usr/sbin/nologin "$USER_NAME"
         fi
+        ensure_polkit
     else
         say "--root: not creating the system user $USER_NAME"
     fi
 
     say "virtual environment in $PREFIX/venv (with the system's lgpio and gpiozero)"
-    mkdir -p "$PREFIX"
-    python3 -m venv --system-site-packages "$PREFIX/venv"
+    install -d -m 0755 "$PREFIX"
+    rm -rf "$PREFIX/venv.new"
+    python3 -m venv --system-site-packages "$PREFIX/venv.new"
     # Build from a copy, so the source folder stays clean (setuptools builds in place).
     build=$(mktemp -d)
     cp -R "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/unit" "$build/"
     # shellcheck disable=SC2086
-    "$PREFIX/venv/bin/pip" install --quiet $PIP_ARGS "$build[pi]"
-    rm -rf "$build"
-    # ProtectSystem=strict makes the venv read-only for the service: compile now.
-    "$PREFIX/venv/bin/python" -m compileall -q "$PREFIX/venv" >/dev/null || true
-    rm -rf "$PREFIX/docs"
+    "$PREFIX/venv.new/bin/pip" install --quiet --disable-pip-version-check --no-compile \
+        -c "$SRC/systemd/constraints.txt" $PIP_ARGS "$build[pi]"
+    relocate_venv "$PREFIX/venv.new" "$FINAL/venv"
+    # ProtectSystem=strict makes the venv read-only for the service: compile now, naming the final paths.
+    "$PREFIX/venv.new/bin/python" -m compileall -q -f -s "$PREFIX/venv.new" -p "$FINAL/venv" \
+        "$PREFIX/venv.new" >/dev/null || true
+    chmod -R a+rX "$PREFIX/venv.new"
+    # Swap: the installed unit is replaced only once the new one is complete.
+    if [ -e "$PREFIX/venv" ]; then mv "$PREFIX/venv" "$PREFIX/venv.old"; fi
+    mv "$PREFIX/venv.new" "$PREFIX/venv"
+    rm -rf "$PREFIX/venv.old" "$PREFIX/docs"
     cp -R "$SRC/docs" "$PREFIX/docs"
+    chmod -R a+rX "$PREFIX/docs"
 
-    mkdir -p "$R/etc/monopoly-city"
+    install -d -m 0755 "$R/etc/monopoly-city"
     if [ -e "$R/etc/monopoly-city/config.yaml" ]; then
         say "keeping $R/etc/monopoly-city/config.yaml"
     else
@@ -98,10 +144,12 @@ do_install() {
         say "wrote $R/etc/monopoly-city/config.yaml"
     fi
 
-    mkdir -p "$R/etc/systemd/system/multi-user.target.wants" "$R/etc/polkit-1/rules.d"
+    install -d -m 0755 "$R/etc/systemd/system/multi-user.target.wants" "$R/etc/polkit-1/rules.d" \
+        "$R/usr/lib/systemd/system-shutdown"
     install -m 0644 "$SRC/systemd/$UNIT" "$R/etc/systemd/system/$UNIT"
     ln -sf "/etc/systemd/system/$UNIT" "$R/etc/systemd/system/multi-user.target.wants/$UNIT"
     install -m 0644 "$SRC/systemd/50-monopoly-city.rules" "$R/etc/polkit-1/rules.d/50-monopoly-city.rules"
+    install -m 0755 "$SRC/systemd/system-shutdown.sh" "$R/$HOOK"
 
     check_i2c || true
     if on_this_system; then

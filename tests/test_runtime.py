@@ -114,7 +114,7 @@ def test_frames_are_written_once_per_distinct_frame(tmp_path, capsys, write_yaml
 def test_emulator_without_a_display_says_what_to_do(monkeypatch, capsys):
     for name in ("SDL_VIDEODRIVER", "DISPLAY", "WAYLAND_DISPLAY"):
         monkeypatch.delenv(name, raising=False)
-    status = main(["run"])
+    status = main(["run", "--backend", "emulator"])  # a plain `run` falls back to the terminal
     err = capsys.readouterr().err
     assert status == 2 and "--backend headless" in err and "SDL_VIDEODRIVER=dummy" in err
     assert err.count("\n") == 1

@@ -55,14 +55,17 @@ def test_unit_keeps_gpio_and_i2c_reachable():
     assert "StartLimitIntervalSec" in text[start : text.index("[Service]")]
 
 
-def run_install(root: Path, *options: str) -> subprocess.CompletedProcess:
-    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1")
+def run_install(
+    root: Path, *options: str, pip_args: str = "--no-deps", umask: int = 0o022, **env: str
+) -> subprocess.CompletedProcess:
+    env = dict(os.environ, PIP_DISABLE_PIP_VERSION_CHECK="1", **env)
     return subprocess.run(
-        ["sh", str(ROOT / "systemd/install.sh"), "--root", str(root), "--pip-args", "--no-deps", *options],
+        ["sh", str(ROOT / "systemd/install.sh"), "--root", str(root), "--pip-args", pip_args, *options],
         capture_output=True,
         text=True,
         env=env,
         timeout=300,
+        preexec_fn=lambda: os.umask(umask),
     )
 
 
@@ -84,12 +87,15 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert os.readlink(link) == "/etc/systemd/system/monopoly-city-unit.service"  # enabled
     assert (root / "etc/systemd/system/monopoly-city-unit.service").read_text() == UNIT.read_text()
     assert (root / "etc/polkit-1/rules.d/50-monopoly-city.rules").exists()
+    hook = root / "usr/lib/systemd/system-shutdown/monopoly-city"
+    assert hook.read_text() == (ROOT / "systemd/system-shutdown.sh").read_text() and os.access(hook, os.X_OK)
     assert "I2C is not enabled" not in result.stdout
 
     result = run_install(root, "--uninstall")
     assert result.returncode == 0, result.stderr
     assert not (root / "opt/monopoly-city").exists()
     assert not link.exists() and not (root / "etc/systemd/system/monopoly-city-unit.service").exists()
+    assert not hook.exists()
     assert (root / "etc/monopoly-city/config.yaml").read_text() == "language: en\n"
 
 
@@ -108,3 +114,97 @@ def test_the_shipped_configuration_template_is_valid():
 
     layer = configuration.load_file(str(ROOT / "systemd/config.yaml"))
     assert configuration.load(layer).language == "fr"
+
+
+def make_dry_run(*args: str) -> str:
+    return subprocess.run(
+        ["make", "-n", "-B", *args], cwd=ROOT, capture_output=True, text=True, check=True, timeout=30
+    ).stdout
+
+
+@pytest.mark.skipif(shutil.which("make") is None, reason="no make")
+def test_make_run_installs_the_pi_extra_on_a_pi_and_the_emulator_elsewhere(tmp_path):
+    model = tmp_path / "model"
+    model.write_bytes(b"Raspberry Pi Zero 2 W Rev 1.0\x00")
+    on_pi = make_dry_run("run", f"MODEL_FILE={model}")
+    assert "-m venv --system-site-packages .venv" in on_pi
+    assert "pip install --quiet -e '.[pi]'" in on_pi and "emulator" not in on_pi
+    assert "pip install --quiet -e '.[dev,emulator,pi]'" in make_dry_run("test", f"MODEL_FILE={model}")
+    model.write_bytes(b"Some laptop\x00")
+    elsewhere = make_dry_run("run", f"MODEL_FILE={model}")
+    assert "pip install --quiet -e '.[emulator]'" in elsewhere and "--system-site-packages" not in elsewhere
+
+
+def test_an_image_built_with_root_starts_from_its_final_place(tmp_path):
+    """The venv's scripts name /opt/monopoly-city/venv/bin/python, not the folder the image was built in."""
+    root = tmp_path / "image"
+    result = run_install(root)
+    assert result.returncode == 0, result.stderr
+    venv = root / "opt/monopoly-city/venv"
+    script = (venv / "bin/monopoly-city").read_text()
+    assert script.startswith("#!/opt/monopoly-city/venv/bin/python")
+    for path in (venv / "bin").iterdir():
+        if path.is_file() and not path.is_symlink():
+            assert str(root) not in path.read_text(errors="replace"), path.name
+    assert not (root / "opt/monopoly-city/venv.new").exists()
+    # The compiled modules name their final paths too (tracebacks in the journal).
+    pyc = next(venv.glob("lib/python3*/site-packages/unit/__pycache__/cli.*.pyc"))
+    assert b"/opt/monopoly-city/venv/lib/" in pyc.read_bytes() and str(root).encode() not in pyc.read_bytes()
+    # Run from where it will live: the same tree, seen at /opt (a link stands in for the image's root).
+    if os.access("/opt", os.W_OK) and not os.path.exists("/opt/monopoly-city"):
+        os.symlink(root / "opt/monopoly-city", "/opt/monopoly-city")
+        try:
+            version = subprocess.run(
+                ["/opt/monopoly-city/venv/bin/monopoly-city", "--version"], capture_output=True, text=True, timeout=60
+            )
+        finally:
+            os.unlink("/opt/monopoly-city")
+        assert version.returncode == 0 and version.stdout.startswith("monopoly-city "), version.stderr
+
+
+def test_install_sets_its_modes_whatever_the_umask(tmp_path):
+    root = tmp_path / "root"
+    result = run_install(root, umask=0o077)
+    assert result.returncode == 0, result.stderr
+    for relative in (
+        "opt/monopoly-city",
+        "opt/monopoly-city/venv",
+        "opt/monopoly-city/venv/bin/monopoly-city",
+        "opt/monopoly-city/docs/raspberry-pi.md",
+        "etc/monopoly-city",
+        "etc/monopoly-city/config.yaml",
+        "etc/systemd/system/monopoly-city-unit.service",
+    ):
+        mode = (root / relative).stat().st_mode
+        assert mode & 0o004, f"{relative} is not readable by the service user: {oct(mode)}"
+        if (root / relative).is_dir():
+            assert mode & 0o001, relative
+    site = next((root / "opt/monopoly-city/venv").glob("lib/python3*/site-packages/unit/cli.py"))
+    assert site.stat().st_mode & 0o004
+
+
+def test_a_failed_install_cleans_up_and_keeps_the_installed_unit(tmp_path):
+    root = tmp_path / "root"
+    assert run_install(root).returncode == 0
+    marker = root / "opt/monopoly-city/venv/installed-before"
+    marker.write_text("")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    result = run_install(root, pip_args="--no-deps --no-such-pip-option", TMPDIR=str(scratch))
+    assert result.returncode != 0
+    assert list(scratch.iterdir()) == []  # the build copy is gone
+    assert marker.exists()  # the unit installed before is untouched
+    assert sorted(p.name for p in (root / "opt/monopoly-city").iterdir()) == ["docs", "venv"]
+
+
+def test_install_pins_the_versions_the_tests_ran_with():
+    """systemd/constraints.txt: every library the unit needs, at the version installed here."""
+    from importlib import metadata
+
+    text = (ROOT / "systemd/constraints.txt").read_text(encoding="utf-8")
+    pins = dict(line.split("==") for line in text.splitlines() if "==" in line and not line.startswith("#"))
+    for name, version in pins.items():
+        assert metadata.version(name) == version, name
+    needed = {"pyyaml", "gpiozero", "luma.oled", "luma.core", "pillow", "smbus2", "cbor2", "colorzero"}
+    assert {name.lower() for name in pins} >= needed
+    assert '-c "$SRC/systemd/constraints.txt"' in (ROOT / "systemd/install.sh").read_text()

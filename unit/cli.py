@@ -54,8 +54,12 @@ def is_raspberry_pi() -> bool:
 
 
 def default_backend() -> str:
-    """The real hardware on a Raspberry Pi, the emulator window anywhere else."""
-    return "gpio" if is_raspberry_pi() else "emulator"
+    """The real hardware on a Raspberry Pi, the emulator window where there is a display, else the terminal."""
+    if is_raspberry_pi():
+        return "gpio"
+    from unit.backends.emulator import has_display
+
+    return "emulator" if has_display() else "terminal"
 
 
 DEFAULT_PI_STATE_DIR = "/var/lib/monopoly-city"
@@ -77,11 +81,21 @@ def cmd_run(args: argparse.Namespace) -> int:
     config = _load_config(args, (scenario.config, f"{scenario.source}: config") if scenario else (None, ""))
     steps = scenario.steps(config) if scenario else None
     seed = args.seed if args.seed is not None else (scenario.seed if scenario else None)
+    backend_name = args.backend or default_backend()
+    if backend_name == "terminal" and args.trace == "-":
+        raise UserError("--trace -", "the terminal backend draws on stdout: give the trace a file name")
+    if backend_name == "headless" and not args.script:
+        print(
+            "monopoly-city: headless, no buttons and no script: the unit waits, switched off, until Ctrl-C "
+            "(or SIGTERM). Give --script SCENARIO.yaml to press buttons, or --backend terminal to press them "
+            "yourself.",
+            file=sys.stderr,
+            flush=True,
+        )
     trace_file = None
     if args.trace:
         trace_file = sys.stdout if args.trace == "-" else _open_for_writing(args.trace, "trace")
     trace = TraceWriter(trace_file, config.language, flush=True) if trace_file else None
-    backend_name = args.backend or default_backend()
     pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
     state_dir = args.state_dir
     if state_dir is None and backend_name == "gpio" and pins == "lgpio":
@@ -108,7 +122,35 @@ def cmd_run(args: argparse.Namespace) -> int:
     finally:
         if trace_file not in (None, sys.stdout):
             trace_file.close()
-    return 0
+    # A shutdown that failed (no polkit, say) must not leave the unit ended on « ARRÊT… »: exit 1 and
+    # systemd (Restart=on-failure) starts it again, switched off and ready.
+    return 1 if getattr(backend, "shutdown_failed", False) else 0
+
+
+def cmd_selftest(args: argparse.Namespace) -> int:
+    from unit.app import selftest
+    from unit.backends.gpio import open_dummy, open_oled, pin_factory
+
+    layers = [configuration.load_file(args.config)] if args.config else []
+    if args.lang:
+        layers.append(({"language": args.lang}, "--lang"))
+    config = configuration.load(*layers)
+    pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
+    factory = pin_factory(pins)
+    test = selftest.SelfTest(
+        config,
+        factory,
+        open_dummy if pins == "mock" else open_oled,
+        say=lambda line: print(line, flush=True),
+        pace=selftest.Pace(press_timeout=args.timeout),
+        mock=pins == "mock",
+    )
+    try:
+        results = test.run()
+    finally:
+        factory.close()
+    print("\n".join(test.report(results)), flush=True)
+    return 0 if all(r.status == "works" for r in results) else 1
 
 
 def _make_backend(name: str, config: configuration.Config, args: argparse.Namespace, pins: str, trace):
@@ -120,6 +162,10 @@ def _make_backend(name: str, config: configuration.Config, args: argparse.Namesp
         from unit.backends.headless import Headless
 
         return Headless(config.language, frames=args.frames)
+    if name == "terminal":
+        from unit.backends.terminal import Terminal
+
+        return Terminal(config)
     if name == "emulator":
         from unit.backends.emulator import Emulator, has_display
 
@@ -181,8 +227,8 @@ def build_parser() -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--backend",
-        choices=["emulator", "headless", "gpio"],
-        help="default: gpio on a Raspberry Pi, emulator elsewhere",
+        choices=["emulator", "headless", "gpio", "terminal"],
+        help="default: gpio on a Raspberry Pi, emulator where there is a display, terminal elsewhere",
     )
     run.add_argument(
         "--pins", choices=["lgpio", "mock"], help="gpio: the pin factory (default: lgpio on a Pi, mock elsewhere)"
@@ -201,6 +247,24 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--screenshot", metavar="FILE", help="emulator: save the window to FILE when it closes")
     run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     run.set_defaults(func=cmd_run)
+
+    check = commands.add_parser(
+        "selftest",
+        help="test the wired hardware part by part (LED, buzzer, display, buttons)",
+        description="A guided test of the hardware on the configured pins and display: the LED blinks, the "
+        "buzzer plays a scale, the display shows a test pattern at each contrast, then each button is asked "
+        "for. One report line per part; exit status 0 only when every part answered, 1 otherwise. On a Pi, "
+        "stop the service first: sudo systemctl stop monopoly-city-unit.",
+    )
+    check.add_argument("--config", metavar="FILE", help="configuration overrides (the pins and display to test)")
+    check.add_argument(
+        "--pins", choices=["lgpio", "mock"], help="the pin factory (default: lgpio on a Pi, mock elsewhere)"
+    )
+    check.add_argument("--lang", choices=["fr", "en"], help="language of the test (default: the configuration's)")
+    check.add_argument(
+        "--timeout", type=float, default=10.0, metavar="SECONDS", help="wait this long for each button (default 10)"
+    )
+    check.set_defaults(func=cmd_selftest)
 
     from unit.calculator import commands as calculator
 

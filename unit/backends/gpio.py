@@ -15,8 +15,10 @@ deadlines anyway.
 from __future__ import annotations
 
 import logging
+import os
 import shlex
 import subprocess
+import tempfile
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -60,15 +62,24 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
 
         return MockFactory(pin_class=TracedPin)
     if kind == "lgpio":
+        # Importing lgpio makes a FIFO in the current folder, or in $LG_WD after chdir()ing there:
+        # give it a writable folder of its own rather than whatever folder the command was run from.
+        os.environ.setdefault("LG_WD", tempfile.gettempdir())
         try:
             from gpiozero.pins.lgpio import LGPIOFactory
 
             return LGPIOFactory()
-        except Exception as error:  # no lgpio module, or no /dev/gpiochip: not a Pi
+        except ImportError as error:  # no lgpio module (or the empty 0.0.0.2 placeholder)
             raise HardwareError(
                 "lgpio",
-                f"cannot open the Raspberry Pi's GPIO ({error}); on a Pi: pip install '.[pi]' "
-                "(or apt install python3-lgpio)",
+                f"no lgpio module ({error}); on a Pi: pip install '.[pi]' (or apt install python3-lgpio)",
+            ) from None
+        except Exception as error:  # no /dev/gpiochip (not a Pi), no permission, pins in use
+            raise HardwareError(
+                "lgpio",
+                f"cannot open the Raspberry Pi's GPIO ({error}); on a Pi, check that the user is in the gpio "
+                f"group, that it can write in LG_WD={os.environ['LG_WD']}, and that the service is not running "
+                "(sudo systemctl stop monopoly-city-unit)",
             ) from None
     raise ValueError(f"unknown pin factory {kind!r}")
 
@@ -172,6 +183,7 @@ class Gpio(Backend):
         self._ignored_until_released: set[Button] = set()
         self._tracing_pins = False
         self._last_pin_values: dict[str, tuple] = {}
+        self.shutdown_failed = False
         # Claimed by open(), released by close(): None until then, so close() is always safe.
         self.factory: Any = None
         self.inputs: dict[Button, Any] = {}
@@ -337,6 +349,7 @@ class Gpio(Backend):
                     subprocess.run(shlex.split(self.shutdown_command), check=True, timeout=30)
                 except (OSError, subprocess.SubprocessError) as error:
                     log.error("the shutdown command failed: %s", error)
+                    self.shutdown_failed = True  # exit 1: systemd restarts the unit, not left on the screen
         return True
 
     def close(self) -> None:

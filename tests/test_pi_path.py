@@ -1,0 +1,102 @@
+"""What a Raspberry Pi needs beyond the mock pins: lgpio's folder, a shutdown that fails, the unplug sign."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import tempfile
+import types
+from pathlib import Path
+
+import pytest
+from luma.core.device import dummy
+
+from unit.app import config as configuration
+from unit.app import halt
+from unit.backends import gpio
+from unit.backends.oled import render
+from unit.core import views
+from unit.errors import HardwareError
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_lgpio_gets_a_writable_folder_of_its_own_not_the_current_one(monkeypatch):
+    monkeypatch.delenv("LG_WD", raising=False)
+    monkeypatch.setitem(sys.modules, "gpiozero.pins.lgpio", None)  # no lgpio here: ImportError
+    with pytest.raises(HardwareError) as caught:
+        gpio.pin_factory("lgpio")
+    assert os.environ["LG_WD"] == tempfile.gettempdir()
+    assert "no lgpio module" in str(caught.value) and "pip install '.[pi]'" in str(caught.value)
+
+
+def test_lgpio_failing_to_open_does_not_advise_installing_it(monkeypatch):
+    monkeypatch.setenv("LG_WD", "/run/monopoly-city")  # the service's own is kept
+
+    class LGPIOFactory:
+        def __init__(self):
+            raise OSError("can not open gpiochip")
+
+    monkeypatch.setitem(sys.modules, "gpiozero.pins.lgpio", types.SimpleNamespace(LGPIOFactory=LGPIOFactory))
+    with pytest.raises(HardwareError) as caught:
+        gpio.pin_factory("lgpio")
+    message = str(caught.value)
+    assert "can not open gpiochip" in message and "gpio group" in message and "LG_WD=/run/monopoly-city" in message
+    assert "pip install" not in message and "\n" not in message
+
+
+def test_a_failed_shutdown_command_is_noted():
+    config = configuration.load()
+    backend = gpio.Gpio(config, pins="lgpio", shutdown_command="false")  # not opened: no GPIO needed
+    assert backend.request("shutdown") is True
+    assert backend.shutdown_failed
+
+
+def test_a_failed_shutdown_exits_1_so_systemd_restarts_the_unit(monkeypatch, write_yaml):
+    """Without polkit `systemctl poweroff` fails: the unit must not end on « ARRÊT… » with status 0."""
+    from unit import cli
+
+    class NoPolkit(gpio.Gpio):
+        def request(self, action):
+            super().request(action)
+            self.shutdown_failed = True
+            return True
+
+    def make(name, config, args, pins, trace):
+        return NoPolkit(config, pins="mock", shutdown_command=config.power.shutdown_command)
+
+    monkeypatch.setattr(cli, "_make_backend", make)
+    script = write_yaml(
+        "hold.yaml",
+        "until: 2\nconfig: {power: {shutdown_hold_seconds: 0.2}}\nevents:\n  - {at: 0.1, hold: power, seconds: 0.5}\n",
+    )
+    assert cli.main(["run", "--backend", "gpio", "--pins", "mock", "--script", script]) == 1
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_the_safe_to_unplug_sign_stays_on_the_screen(language, tmp_path, write_yaml):
+    device = dummy(width=128, height=64, mode="1")
+    config = write_yaml("table.yaml", f"language: {language}\n")
+    assert halt.main(["--config", config], open_display=lambda settings: device) == 0
+    assert device.persist  # luma does not clear it at exit
+    image = device.image
+    assert image.getbbox() is not None and image != render(views.Shutdown(), language)
+    image.save(tmp_path / f"unplug-{language}.png")
+
+
+def test_no_display_means_no_sign_and_one_line(capsys):
+    def missing(settings):
+        raise OSError(121, "Remote I/O error")
+
+    assert halt.main([], open_display=missing) == 1
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_the_shutdown_hook_only_acts_on_poweroff_and_halt():
+    hook = ROOT / "systemd/system-shutdown.sh"
+    for action in ("reboot", "kexec", ""):
+        result = subprocess.run(["sh", str(hook), action], capture_output=True, text=True, timeout=10)
+        assert result.returncode == 0 and result.stdout + result.stderr == ""
+    text = hook.read_text(encoding="utf-8")
+    assert "-m unit.app.halt --config /etc/monopoly-city/config.yaml" in text

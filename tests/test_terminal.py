@@ -1,0 +1,241 @@
+"""The terminal backend: the frame as braille or half blocks, keys in; and the unit run in a real tmux."""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from PIL import Image
+
+from unit.app import config as configuration
+from unit.backends import oled, terminal
+from unit.backends.base import STOP
+from unit.core import Pressed, Released, ScreenChanged, Switched, Unit, views
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_braille_sets_one_dot_per_lit_pixel():
+    image = Image.new("1", (4, 8))
+    image.putpixel((0, 0), 1)  # dot 1
+    image.putpixel((1, 3), 1)  # dot 8
+    image.putpixel((2, 5), 1)  # second cell of the second line, dot 2
+    assert terminal.braille(image) == ["\u2881\u2800", "\u2800\u2802"]
+
+
+def test_half_blocks_pair_rows():
+    image = Image.new("1", (4, 2))
+    image.putpixel((0, 0), 1)
+    image.putpixel((1, 1), 1)
+    image.putpixel((2, 0), 1)
+    image.putpixel((2, 1), 1)
+    assert terminal.half_blocks(image) == ["▀▄█ "]
+
+
+def test_the_frame_is_the_oleds_image_in_both_styles():
+    image = oled.render(views.Countdown(seconds_left=42, total=50), "fr")
+    for style, (width, height) in {"braille": (64, 16), "blocks": (128, 32)}.items():
+        lines = terminal.frame_lines(image, style)
+        assert len(lines) == height + 2 and {len(line) for line in lines} == {width + 2}
+    # Every lit pixel of the OLED is a dot, and nothing else is.
+    dots = sum(bin(ord(c) - 0x2800).count("1") for line in terminal.braille(image) for c in line)
+    assert dots == sum(1 for p in image.getdata() if p)
+
+
+def test_style_follows_the_terminal_size():
+    assert terminal.pick_style(80, 24) == "braille"
+    assert terminal.pick_style(130, 39) == "blocks"
+    assert terminal.pick_style(200, 30) == "braille"
+
+
+class Posted(list):
+    def __call__(self, event):
+        self.append(event)
+
+
+def open_terminal(overrides=None, language="fr"):
+    config = configuration.load(({"language": language, **(overrides or {})}, "test"))
+    read_fd, write_fd = os.pipe()
+    out = io.StringIO()
+    backend = terminal.Terminal(config, out=out, keys_fd=read_fd)
+    posted = Posted()
+    backend.open(posted, time.monotonic)
+    return backend, posted, write_fd, out
+
+
+def wait_for(predicate, timeout=5.0):
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        if predicate():
+            return True
+        time.sleep(0.02)
+    return False
+
+
+def test_keys_short_press_hold_release_and_quit():
+    backend, posted, keys, out = open_terminal()
+    try:
+        os.write(keys, b"o")
+        assert wait_for(lambda: len(posted) == 2)
+        assert posted == [Pressed("power"), Released("power")]
+        os.write(keys, b"E")  # capital: held down...
+        assert wait_for(lambda: len(posted) == 3) and posted[2] == Pressed("auction")
+        assert backend.held == {"auction"} and "maintenu : ENCHÈRES" in backend.lines("braille")[-1]
+        os.write(keys, b"c")  # ...until any button key
+        assert wait_for(lambda: len(posted) == 4) and posted[3] == Released("auction") and not backend.held
+        os.write(keys, b"\x1b[A")  # an arrow key is no button and does not quit
+        os.write(keys, b"x")
+        os.write(keys, b"q")
+        assert wait_for(lambda: len(posted) == 5) and posted[4] is STOP
+    finally:
+        backend.close()
+        os.close(keys)
+        os.close(backend.keys_fd)
+    assert out.getvalue().endswith(terminal.LEAVE)
+
+
+def test_a_latching_switch_flips_with_each_key_and_sounds_ring_the_bell_unless_muted():
+    backend, posted, keys, out = open_terminal({"power": {"control": "switch"}}, language="en")
+    try:
+        os.write(keys, b"o")
+        assert wait_for(lambda: posted == [Switched(True)])
+        os.write(keys, b"p")
+        assert wait_for(lambda: posted == [Switched(True), Switched(False)])
+        from unit.core import SoundPlayed
+
+        backend.play(SoundPlayed("sold"))
+        assert out.getvalue().count("\a") == 1 and "♪ sold" in backend.lines("braille")[-4]
+        os.write(keys, b"s")
+        assert wait_for(lambda: not backend.bell)
+        backend.play(SoundPlayed("tick"))
+        assert out.getvalue().count("\a") == 1 and "sound: muted" in backend.lines("braille")[-1]
+    finally:
+        backend.close()
+        os.close(keys)
+        os.close(backend.keys_fd)
+
+
+# --- the whole unit in a real terminal ----------------------------------------------------------
+
+needs_tmux = pytest.mark.skipif(shutil.which("tmux") is None, reason="tmux is not installed (.ci/run installs it)")
+
+
+class Tmux:
+    """One tmux server of our own (its own socket), one pane of a given size."""
+
+    def __init__(self, folder: Path):
+        self.socket = str(folder / "tmux.sock")
+
+    def __call__(self, *args: str) -> str:
+        return subprocess.run(
+            ["tmux", "-S", self.socket, *args], check=True, capture_output=True, text=True, timeout=10
+        ).stdout
+
+    def screen(self) -> list[str]:
+        return self("capture-pane", "-p", "-t", "unit").splitlines()
+
+    def wait_for(self, predicate, timeout=10.0) -> list[str]:
+        end = time.monotonic() + timeout
+        while True:
+            lines = self.screen()
+            if predicate(lines):
+                return lines
+            if time.monotonic() > end:
+                raise AssertionError("the pane never showed what was expected:\n" + "\n".join(lines))
+            time.sleep(0.05)
+
+
+def shows(view, language="fr"):
+    """A predicate: the pane holds the braille frame of ``view`` exactly."""
+    frame = terminal.frame_lines(oled.render(view, language), "braille")
+
+    def check(lines: list[str]) -> bool:
+        return any(lines[i : i + len(frame)] == frame for i in range(len(lines) - len(frame) + 1))
+
+    return check
+
+
+@needs_tmux
+def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path):
+    config_file = tmp_path / "table.yaml"
+    config_file.write_text("language: fr\n", encoding="utf-8")
+    status_file = tmp_path / "status"
+    command = (
+        f"{sys.executable} -m unit run --backend terminal --config {config_file}; echo $? > {status_file}; sleep 60"
+    )
+    tmux = Tmux(tmp_path)
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+    subprocess.run(
+        ["tmux", "-S", tmux.socket, "new-session", "-d", "-s", "unit", "-x", "80", "-y", "24", command],
+        check=True,
+        cwd=ROOT,
+        env=env,
+        timeout=10,
+    )
+    try:
+        config = configuration.load(({"language": "fr"}, "test"))
+        ready = next(o.view for o in Unit(config).handle(Pressed("power"), 0.0) if isinstance(o, ScreenChanged))
+        tmux.wait_for(shows(views.Off()))
+        tmux("send-keys", "-t", "unit", "o")
+        lines = tmux.wait_for(shows(ready))
+        assert any("♪ power_on" in line for line in lines)
+        tmux("send-keys", "-t", "unit", "e")
+        counting = [shows(views.Countdown(seconds_left=s, total=50.0)) for s in range(45, 51)]
+        lines = tmux.wait_for(lambda lines: any(check(lines) for check in counting))
+        tmux.wait_for(lambda lines: any("LED ●" in line for line in lines))  # the LED blinks
+        tmux("send-keys", "-t", "unit", "E")  # held: 2 s cancel the auction
+        lines = tmux.wait_for(shows(views.Banner("cancelled")), timeout=6)
+        assert any("♪ cancelled" in line for line in lines)
+        assert any("maintenu : ENCHÈRES" in line for line in lines)
+        tmux("send-keys", "-t", "unit", "e")  # released
+        tmux.wait_for(lambda lines: not any("maintenu" in line for line in lines))
+        tmux("send-keys", "-t", "unit", "q")
+        assert wait_for(lambda: status_file.exists() and status_file.read_text().strip() == "0", 10)
+        assert not any("Traceback" in line for line in tmux.screen())
+    finally:
+        subprocess.run(["tmux", "-S", tmux.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+# --- choosing the backend -----------------------------------------------------------------------
+
+
+def test_without_a_display_the_default_backend_is_the_terminal(monkeypatch):
+    from unit import cli
+
+    for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setattr(cli, "is_raspberry_pi", lambda: False)
+    assert cli.default_backend() == "terminal"
+    monkeypatch.setenv("DISPLAY", ":0")
+    assert cli.default_backend() == "emulator"
+    monkeypatch.setattr(cli, "is_raspberry_pi", lambda: True)
+    assert cli.default_backend() == "gpio"
+
+
+def test_the_terminal_refuses_to_share_stdout_with_the_trace(capsys):
+    from unit.cli import main
+
+    assert main(["run", "--backend", "terminal", "--trace", "-"]) == 2
+    assert capsys.readouterr().err.count("\n") == 1
+
+
+def test_headless_without_a_script_says_what_it_is_doing():
+    with subprocess.Popen(
+        [sys.executable, "-m", "unit", "run", "--backend", "headless"],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+        text=True,
+    ) as unit:
+        try:
+            line = unit.stderr.readline()
+        finally:
+            unit.terminate()
+            unit.wait(10)
+    assert "no buttons and no script" in line and "--script" in line and "Ctrl-C" in line
