@@ -13,6 +13,7 @@ import sys
 from importlib import resources
 from typing import Any
 
+from unit import i18n
 from unit.calculator import city, classic, money
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
@@ -462,7 +463,7 @@ def add_commands(commands, run) -> None:
 
     def common(parser, json_output: bool = True):
         parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
-        parser.add_argument("--lang", choices=["fr", "en"], help="language of the text and explanations")
+        parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
         if json_output:
             parser.add_argument("--json", action="store_true", help="machine-readable output")
 
