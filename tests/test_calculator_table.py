@@ -15,6 +15,7 @@ from unit.calculator import edition as editions
 from unit.calculator.names import Names
 from unit.cli import main
 from unit.errors import UserError
+from unit.fields import name_key
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs/examples"
@@ -195,3 +196,23 @@ def test_rules_modules_never_name_a_flag_nor_hold_a_sentence(module):
     code = [t for t in texts if t not in docstrings]
     assert [t for t in code if re.search(r"--[a-z]", t)] == []
     assert [t for t in code if re.search(r"[a-zé]{2,} [a-zé]{2,} [a-zé]{2,}", t)] == []
+
+
+CLASSIC_NAMES = list(editions.load("classic-fr").squares)
+
+
+@pytest.mark.parametrize("name", CLASSIC_NAMES)
+def test_every_beginning_and_word_of_a_name_lists_it(name):
+    """A name, any beginning of it and any beginning of one of its words designate it (alone, or among the
+    candidates an ambiguous name lists), unless the text is exactly another name, or (for a word) the beginning
+    of other names, which comes first."""
+    names = editions.load("classic-fr").names
+    key = name_key(name)
+    assert names.matches(name.upper()) == [name]
+    for typed in (key[:n] for n in range(1, len(key) + 1)):
+        found = names.matches(typed)
+        assert name in found or [name_key(other) for other in found] == [typed], (typed, found)
+    for typed in (w[:n] for w in key.split() for n in range(1, len(w) + 1)):
+        found = names.matches(typed)
+        assert name in found or all(name_key(other).startswith(typed) for other in found), (typed, found)
+        assert found  # never nothing: a beginning of a word always finds something

@@ -154,3 +154,18 @@ def test_a_card_written_with_dots_is_read_in_thousands(capsys):
     card = "100.000 200.000 300.000 400.000 500.000 600.000 800.000 1.000.000 1.200.000"
     assert main(["rent", "--card", card, "--industrial", "2", "--json"]) == 0
     assert '"rent": 300000' in capsys.readouterr().out
+
+
+@given(amount=any_amount, sep=st.sampled_from([" ", ".", ",", "\u202f", "\u00a0"]))
+def test_thousands_separated_any_usual_way_read_back(amount, sep):
+    """« 500 k (500.000) », « M 37.700.000 »: a space, a dot or a comma before groups of three digits."""
+    assert money.parse(f"{amount:,}".replace(",", sep), "test") == amount
+    assert money.parse(f"M {amount:,}".replace(",", sep), "test") == amount
+
+
+@given(thousands=st.integers(min_value=0, max_value=money.MAX_AMOUNT // 1000), mark=st.sampled_from(".,"))
+def test_k_and_m_read_back(thousands, mark):
+    assert money.parse(f"{thousands}k", "test") == thousands * 1000
+    millions, rest = divmod(thousands, 1000)
+    decimal = f"{millions}{mark}{rest:03d}M" if rest else f"{millions}M"
+    assert money.parse(decimal, "test") == thousands * 1000

@@ -1,4 +1,9 @@
-"""The rules and rent calculator's commands: ``rent``, ``fortune``, ``check``, ``board``, ``edition``.
+"""The rules and rent calculator's commands: ``rent``, ``fortune``, ``check``, ``salary``, ``tax``,
+``mortgage``, ``sell``, ``game new``, ``board`` and ``edition template``.
+
+This is the command layer: it names the flags (through :class:`~unit.errors.ArgumentError`, which the CLI
+prints as ``--dice: ...``); the rules modules below it only name values. Every word comes from the
+``calculator.`` entries of unit/locales/, in the table's language (French unless ``--lang``).
 
 Their options and JSON output are a public contract (docs/calculator.md).
 Text output is for the table, in its language: amounts as ``M 1,5M`` for
@@ -13,6 +18,7 @@ import sys
 from importlib import resources
 from typing import Any
 
+from unit import i18n
 from unit.calculator import city, classic, money
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
@@ -53,6 +59,9 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
     if args.card is not None:
         if args.game or args.square or args.edition:
             raise UserError("rent", words(language, "args.card_or_game"))
+        for flag in CLASSIC_FLAGS:
+            if getattr(args, flag):
+                raise ArgumentError(flag, words(language, "args.classic_only"))
         _blocks(args, language)
         rent = city.card_rent(
             parse_card(args.card, language),
@@ -462,7 +471,7 @@ def add_commands(commands, run) -> None:
 
     def common(parser, json_output: bool = True):
         parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
-        parser.add_argument("--lang", choices=["fr", "en"], help="language of the text and explanations")
+        parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
         if json_output:
             parser.add_argument("--json", action="store_true", help="machine-readable output")
 

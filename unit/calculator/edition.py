@@ -20,7 +20,7 @@ from pathlib import Path
 from unit import fields, yamlfile
 from unit.calculator import money
 from unit.calculator.names import Names
-from unit.calculator.rulebook import words
+from unit.calculator.rulebook import shown, words
 from unit.errors import UserError
 
 SHIPPED = ("classic-fr", "europe-1991")
@@ -208,7 +208,7 @@ def parse(data: object, source: str, language: str = "fr") -> Edition:
         return _classic(top, source, language)
     if game == "city":
         return _city(top, source, language)
-    raise UserError(f"{source}: game", words(language, "edition.game", got=yamlfile.type_name(game)))
+    raise UserError(f"{source}: game", words(language, "edition.game", got=shown(game, language)))
 
 
 CLASSIC_RULES = {

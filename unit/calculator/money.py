@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import re
 
-from unit import yamlfile
+from unit.calculator.rulebook import shown
 from unit.calculator.rulebook import words as catalog
 from unit.errors import UserError
 
@@ -47,7 +47,7 @@ def parse(value: object, where: str, language: str = "fr") -> int:
     """An amount written as the table writes it; :class:`UserError` naming ``where`` otherwise."""
     words = lambda key, **v: catalog(language, f"money.{key}", **v)  # noqa: E731
     if isinstance(value, bool):
-        raise UserError(where, words("expected", got=yamlfile.type_name(value)))
+        raise UserError(where, words("expected", got=shown(value, language)))
     if isinstance(value, float):
         raise UserError(where, words("yaml_decimal", got=repr(value)))
     if isinstance(value, int):
@@ -55,7 +55,7 @@ def parse(value: object, where: str, language: str = "fr") -> int:
     elif isinstance(value, str):
         amount = _parse_text(value.strip(), where, words)
     else:
-        raise UserError(where, words("expected", got=yamlfile.type_name(value)))
+        raise UserError(where, words("expected", got=shown(value, language)))
     if amount < 0:
         raise UserError(where, words("negative", got=amount))
     if amount > MAX_AMOUNT:

@@ -3,7 +3,8 @@
 Accents, case, hyphens and apostrophes do not matter (``opera`` = ``Opéra``); a unique beginning
 (``champs``) or a unique word (``paix`` = Rue de la Paix, ``eaux`` = Compagnie de distribution des eaux)
 is enough. An exact name always wins over a longer one it begins (``Gare`` is the district Gare even if
-``Gare Sud`` exists). Several matches are refused with the list of candidates; no match with the
+``Gare Sud`` exists), and the beginning of names over a word inside them (``r`` lists the names that begin
+with R, not Avenue de la République). Several matches are refused with the list of candidates; no match with the
 closest name, if one is close.
 """
 

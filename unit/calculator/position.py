@@ -16,7 +16,7 @@ from unit.calculator import edition as editions
 from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Company, Street
 from unit.calculator.names import Names
-from unit.calculator.rulebook import words
+from unit.calculator.rulebook import shown, words
 from unit.errors import UserError
 
 
@@ -191,12 +191,12 @@ def _city_player(raw: object, where: str, edition: CityEdition, language: str) -
         if hazard is not None and hazard not in HAZARDS:
             raise UserError(
                 f"{at}.hazard",
-                words(language, "game.one_of", x=", ".join(HAZARDS), got=yamlfile.type_name(hazard)),
+                words(language, "game.one_of", x=", ".join(HAZARDS), got=shown(hazard, language)),
             )
         if bonus is not None and bonus not in BONUSES:
             raise UserError(
                 f"{at}.bonus",
-                words(language, "game.one_of", x=", ".join(BONUSES), got=yamlfile.type_name(bonus)),
+                words(language, "game.one_of", x=", ".join(BONUSES), got=shown(bonus, language)),
             )
 
         def flag(key: str, item=item, at=at) -> bool:

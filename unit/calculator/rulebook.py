@@ -12,6 +12,23 @@ def words(language: str, key: str, /, **values: object) -> str:
     return i18n.words(language)(f"calculator.{key}", **values)
 
 
+def shown(value: object, language: str) -> str:
+    """How a wrong value read from a file is named in a message (``text 'chess'``, ``le texte 'chess'``)."""
+    if value is None:
+        return words(language, "got.null")
+    if isinstance(value, bool):
+        return words(language, "got.boolean", v=str(value).lower())
+    if isinstance(value, (int, float)):
+        return words(language, "got.number", v=repr(value))
+    if isinstance(value, str):
+        return words(language, "got.text", v=repr(value if len(value) <= 40 else value[:37] + "..."))
+    if isinstance(value, list):
+        return words(language, "got.list")
+    if isinstance(value, dict):
+        return words(language, "got.mapping")
+    return type(value).__name__
+
+
 @dataclass
 class Deal:
     """What the bank pays or asks for, with the reasons."""
