@@ -16,6 +16,7 @@ from collections.abc import Callable
 from unit import __version__
 from unit.app import config as configuration
 from unit.errors import UserError
+from unit.yamlfile import escape
 
 
 def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> configuration.Config:
@@ -37,6 +38,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else scenario.seed
     writer = TraceWriter(sys.stdout, config.language)
     simulate(config, steps, scenario.until, seed, writer.write)
+    writer.finish()
     return 0
 
 
@@ -75,7 +77,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     trace_file = None
     if args.trace:
         trace_file = sys.stdout if args.trace == "-" else _open_for_writing(args.trace, "trace")
-    trace = TraceWriter(trace_file, config.language, flush=True) if trace_file else None
+    trace = TraceWriter(trace_file, config.language, flush=True, name=args.trace) if trace_file else None
     backend_name = args.backend or default_backend()
     pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
     state_dir = args.state_dir
@@ -85,6 +87,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     state_dir = os.path.abspath(state_dir) if state_dir else None
     if args.frames:
         args.frames = os.path.abspath(args.frames)
+        _make_folder(args.frames, "frames")
     if args.screenshot:
         args.screenshot = os.path.abspath(args.screenshot)
     backend = _make_backend(backend_name, config, args, pins, trace)
@@ -102,7 +105,10 @@ def cmd_run(args: argparse.Namespace) -> int:
         runtime.run()
     finally:
         if trace_file not in (None, sys.stdout):
-            trace_file.close()
+            try:
+                trace_file.close()
+            except OSError:
+                pass  # already reported once by the trace writer
     return 0
 
 
@@ -139,6 +145,15 @@ def _open_for_writing(path: str, what: str):
         return open(path, "w", encoding="utf-8")
     except OSError as exc:
         raise UserError(path, f"cannot write the {what}: {exc.strerror or exc}") from None
+
+
+def _make_folder(path: str, what: str) -> None:
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        raise UserError(path, f"is not a folder, expected a folder for the {what}") from None
+    except OSError as exc:
+        raise UserError(path, f"cannot create the folder for the {what}: {exc.strerror or exc}") from None
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -211,6 +226,17 @@ def _with_language(handler):
     return call
 
 
+def _drop_unwritable_stdout() -> None:
+    """After an output error, send what stdout still buffers to /dev/null: no second error at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -218,7 +244,8 @@ def main(argv: list[str] | None = None) -> int:
     try:
         return func(args)
     except UserError as error:
-        print(f"monopoly-city: {error}", file=sys.stderr)
+        _drop_unwritable_stdout()
+        print(f"monopoly-city: {escape(str(error))}", file=sys.stderr)  # one line, no escape codes
         return error.exit_status
     except BrokenPipeError:
         # The reader went away (`... | head`): not an error worth a traceback.

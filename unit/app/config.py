@@ -105,6 +105,8 @@ def integer(*, minimum: int, maximum: int) -> Checker:
 def text(value: Any, key: str) -> Any:
     if not isinstance(value, str) or not value.strip():
         raise _Bad(key, f"expected a non-empty text, got {yamlfile.type_name(value)}")
+    if not value.isprintable():  # a newline or an escape code in a shell command is never meant
+        raise _Bad(key, f"expected one line without control characters, got {yamlfile.type_name(value)}")
     return value
 
 
@@ -179,6 +181,31 @@ SCHEMA: dict[str, Any] = {
         "retry_seconds": number(positive=True, maximum=3600),
     },
 }
+
+
+def buzzer_problem(buzzer: dict) -> str | None:
+    """Why a passive buzzer with these settings could not play every tone of the unit, or None.
+
+    gpiozero's TonalBuzzer plays from ``octaves`` below to ``octaves`` above ``mid_tone_hz``, rounded to
+    MIDI notes whose names stay within A0..G9; a tone outside would raise in the buzzer's thread.
+    """
+    from unit.core.sounds import SOUNDS  # here: unit.core imports this module
+
+    if buzzer["type"] != "passive":
+        return None
+    middle = round(12 * math.log2(buzzer["mid_tone_hz"] / 440) + 69)
+    low, high = middle - 12 * buzzer["octaves"], middle + 12 * buzzer["octaves"]
+    needed = [hz for tones in SOUNDS.values() for hz, _ in tones if hz > 0]
+    octaves = f"{buzzer['octaves']} octave{'s' if buzzer['octaves'] > 1 else ''}"
+    if low < 12 or high > 127:
+        return f"mid_tone_hz {buzzer['mid_tone_hz']:g} with {octaves} reaches beyond the notes gpiozero plays (A0-G9)"
+    lowest, highest = (440 * 2 ** ((note - 69) / 12) for note in (low, high))
+    if lowest <= min(needed) and max(needed) <= highest:
+        return None
+    return (
+        f"mid_tone_hz {buzzer['mid_tone_hz']:g} with {octaves} plays {lowest:.0f} to "
+        f"{highest:.0f} Hz; the unit's sounds need {min(needed)} to {max(needed)} Hz"
+    )
 
 
 class _Bad(Exception):
@@ -257,6 +284,9 @@ class Layers:
                 keys = (f"pins.{name}", f"pins.{by_pin[pin]}")
                 raise UserError(f"{self.blame(*keys)}: pins.{name}", f"GPIO{pin} is already pins.{by_pin[pin]}")
             by_pin[pin] = name
+        problem = buzzer_problem(m["buzzer"])
+        if problem:
+            raise UserError(f"{self.blame('buzzer.mid_tone_hz', 'buzzer.octaves')}: buzzer", problem)
         odds = {result: build["weights"].get(result, 0) for result in BUILD_RESULTS}
         if not any(odds.values()):
             raise UserError(
