@@ -221,9 +221,27 @@ def _with_language(handler):
 
     def call(args: argparse.Namespace) -> int:
         language = args.lang or (_load_config(args).language if args.config else "fr")
-        return handler(args, language)
+        stdout = sys.stdout
+        sys.stdout = _Printable(stdout)  # names come from files: no escape code reaches the terminal
+        try:
+            return handler(args, language)
+        finally:
+            sys.stdout = stdout
 
     return call
+
+
+class _Printable:
+    """A text stream that escapes control and invisible characters (keeping newlines and tabs)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(escape(text, keep="\n\t"))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
 
 
 def _drop_unwritable_stdout() -> None:

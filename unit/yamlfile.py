@@ -17,6 +17,7 @@ from __future__ import annotations
 import os
 import re
 import stat
+import unicodedata
 from pathlib import Path
 
 import yaml
@@ -170,12 +171,17 @@ def shown(value: object, width: int = 40) -> str:
     return repr(text) if isinstance(value, str) else escape(text)
 
 
-def escape(text: str) -> str:
-    """``text`` with control and invisible characters escaped (``\\x1b``, ``\\u200b``), so it prints on one line
-    and cannot move the cursor or clear the terminal."""
+def escape(text: str, keep: str = "") -> str:
+    """``text`` with control and invisible characters escaped (``\\x1b``, ``\\u200b``, ``\\u202e``), so it
+    prints on one line and cannot move the cursor, clear the terminal or reverse the text; the characters in
+    ``keep`` (a newline in a table) pass. Spaces of every kind stay."""
     if text.isprintable():
         return text
-    return "".join(c if c.isprintable() or c == " " else repr(c)[1:-1] for c in text)
+    return "".join(c if c in keep or not _invisible(c) else repr(c)[1:-1] for c in text)
+
+
+def _invisible(c: str) -> bool:
+    return unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
 
 
 #: What YAML 1.1 would have read as a number and this loader reads as text.
