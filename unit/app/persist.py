@@ -70,8 +70,18 @@ def boot_clock() -> float:
     return time.clock_gettime(getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC))
 
 
+#: systemd-timesyncd creates this once the clock is synchronised (the default on Raspberry Pi OS).
+TIMESYNC_FLAG = "/run/systemd/timesync/synchronized"
+
+
 def wall_clock_synchronised() -> bool | None:
-    """Whether the kernel says the wall clock is synchronised (adjtimex: not TIME_ERROR); None if unknown."""
+    """Whether the wall clock is NTP-synchronised; None if nobody can say.
+
+    systemd-timesyncd's flag file first; else the kernel (adjtimex: not TIME_ERROR), which the service
+    cannot ask when its ProtectClock= filter blocks adjtimex (EPERM): then None, as unknown as unsynchronised.
+    """
+    if os.path.exists(TIMESYNC_FLAG):
+        return True
     try:
         import ctypes
 
