@@ -2,9 +2,13 @@
 
 - random use: 10,000 random press/hold/switch sequences against the core (hypothesis profile ``soak``);
 - power cuts: 200 SIGKILLs of the mock-backend unit at random moments, each followed by a restart;
-- the display failing, the watchdog, the bad-input corpus, and 24 virtual hours of random play.
+- the display failing, blocking or never returning, the watchdog, the state folder's faults, output
+  errors, the bad-input corpus, and 24 virtual hours of random play;
+- hostile inputs: mutations of the valid files and special files fed to every command
+  (benchmarks/hostile.py), counted by outcome;
+- what saving the game every few seconds costs the SD card (benchmarks/save_cost.py).
 
-Each is a pytest run of the same tests `make test` runs, with longer settings.
+Each test run is a pytest run of the same tests `make test` runs, with longer settings.
 """
 
 from __future__ import annotations
@@ -30,9 +34,13 @@ RUNS = [
     ),
     ("soak", "tests/test_reliability.py::test_a_day_of_random_play_does_not_grow_memory", {}),
     ("display", "tests/test_gpio.py", {}),
+    ("slow_display", "tests/test_slow_display.py", {}),
+    ("state_folder", "tests/test_power_cut.py", {}),
+    ("outputs", "tests/test_output_errors.py tests/test_escaping.py", {}),
     ("watchdog", "tests/test_notify.py", {}),
     ("bad_input", "tests/test_bad_input.py", {}),
 ]
+HOSTILE_PER_KIND = 80  # mutated files per kind of file (configuration, scenario, edition, game)
 
 
 def main() -> int:
@@ -44,7 +52,7 @@ def main() -> int:
             env = dict(os.environ, MONOPOLY_CITY_REPORT=str(report), **extra)
             started = time.monotonic()
             run = subprocess.run(
-                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", target],
+                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *target.split()],
                 cwd=ROOT,
                 env=env,
                 capture_output=True,
@@ -57,6 +65,20 @@ def main() -> int:
                 print(run.stdout[-3000:], flush=True)
         if report.exists():
             figures = json.loads(report.read_text())
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    import hostile
+    import save_cost
+
+    print(f"soak: hostile inputs ({HOSTILE_PER_KIND} mutated files per kind, and special files)", flush=True)
+    figures["hostile"] = hostile.hostile_run(HOSTILE_PER_KIND)
+    failures = figures["hostile"].pop("failures")
+    results["hostile"] = {"ok": not failures, "seconds": figures["hostile"]["seconds"], "summary": ""}
+    for failure in failures:
+        print(f"  {failure['verdict']}: {failure['how']} {failure['command']}", flush=True)
+    print(f"  {figures['hostile']}", flush=True)
+    with tempfile.TemporaryDirectory(dir=ROOT) as folder:  # on the project's disk, not a tmpfs
+        figures["saves"] = save_cost.measure(Path(folder), 300)
+    print(f"soak: saving the game: {figures['saves']}", flush=True)
     write_doc(results, figures)
     return 0 if all(r["ok"] for r in results.values()) else 1
 
@@ -65,6 +87,8 @@ def write_doc(results: dict, figures: dict) -> None:
     bad = sum(1 for p in (ROOT / "tests/data/bad").glob("*/*"))
     cuts = figures.get("power_cuts", {})
     soak = figures.get("soak", {})
+    hostile = figures.get("hostile", {})
+    saves = figures.get("saves", {})
     status = lambda name: "passed" if results[name]["ok"] else "**FAILED**"  # noqa: E731
     rows = [
         (
@@ -88,14 +112,41 @@ def write_doc(results: dict, figures: dict) -> None:
             f"{status('display')}",
         ),
         (
+            "Slow display: an open that blocks 2 s, writes that block 0.4 s, a write that never returns; auction "
+            "warning and end on the LED pin within 5 ms of their deadlines. A buzzer failing at every tone: "
+            "logged once, the thread alive, the LED exact",
+            f"{status('slow_display')}",
+        ),
+        (
+            "State folder: `game.json` nested 30,000 deep, with a 400-digit number, NaN, a FIFO, a link to "
+            "/dev/zero, a directory, 100 KB; a leftover temporary directory; a read-only file system; the wall "
+            "clock behind and ahead at restart: the unit starts, the bad file moved aside in one log line",
+            f"{status('state_folder')}",
+        ),
+        (
+            "Outputs: a full disk while tracing, `--trace /dev/full` (dropped with one warning, the unit goes on); "
+            "`simulate > /dev/full`, `--frames` on a file (one line, exit 2); escape codes in printed names",
+            f"{status('outputs')}",
+        ),
+        (
             "Watchdog: with a fake `NOTIFY_SOCKET`, READY=1 once the hardware is open, WATCHDOG=1 from the loop, "
             "no ping from a hung loop",
             f"{status('watchdog')}",
         ),
         (
-            f"Bad input corpus: {bad} malformed configuration, scenario, edition and game files; exit 2 and one line "
-            "naming the file and the place, nothing on stdout",
+            f"Bad input corpus: {bad} malformed configuration, scenario, edition and game files, and special files "
+            "(FIFO, /dev/zero, directory, 2 MB, dangling link) given to every reader; exit 2 and one line naming "
+            "the file and the place, nothing on stdout",
             f"{status('bad_input')}",
+        ),
+        (
+            f"Hostile inputs: {hostile.get('files', '?')} files (mutations of the valid ones: truncation, "
+            "duplication, huge and YAML 1.1 numbers, escape codes and invisible characters, wrong types, deep "
+            f"nesting, lists of 10,000; special files) in {hostile.get('runs', '?')} command runs",
+            f"{status('hostile')}: {hostile.get('clear', '?')} clear, {hostile.get('accepted', '?')} accepted "
+            f"(still valid), {hostile.get('unescaped', '?')} unescaped, {hostile.get('unclear', '?')} unclear, "
+            f"{hostile.get('traceback', '?')} traceback, {hostile.get('hang', '?')} hang "
+            f"({hostile.get('seconds', '?')} s)",
         ),
     ]
     lines = [
@@ -112,16 +163,73 @@ def write_doc(results: dict, figures: dict) -> None:
         "|---|---|",
         *[f"| {what} | {result} |" for what, result in rows],
         "",
+        "## The game clock without a real-time clock",
+        "",
+        "A Raspberry Pi has no real-time clock: after a power cut it boots with the time it last saved, hours",
+        "behind, until NTP (if there is a network) sets it, maybe in the middle of the game. The time the unit",
+        "was off counts as played only when a trustworthy clock measured it:",
+        "",
+        "- the program restarted but the Pi did not (a crash, `systemctl restart`): the kernel's boot clock,",
+        "  exact whatever the wall clock did;",
+        "- the Pi rebooted: the wall-clock gap, only if the clock was synchronised both at the save and at the",
+        "  restart (systemd-timesyncd's `/run/systemd/timesync/synchronized`, else the kernel's adjtimex), and",
+        "  the gap is between 0 and 12 hours.",
+        "",
+        "Otherwise the game resumes at the time played at the last save: it may lose the seconds since that",
+        "save, it never jumps forward because the clock jumped (tests: the wall clock behind and ahead by 20 s",
+        "and 3 h at restart, after a program restart and after a reboot, synchronised or not).",
+        "",
+        f"- **Saved every:** {saves.get('save_every_s', '?')} s of a running game (and at each change of state):",
+        "  at most that much lost by a restart without a trustworthy clock (it was 60 s).",
+        f"- **Writes:** {saves.get('saves_per_hour', '?')} saves an hour of play, each a "
+        f"{saves.get('file_bytes', '?')}-byte file written atomically (temporary file, fsync, rename, fsync of",
+        f"  the folder): {saves.get('process_bytes_per_save', '?')} bytes of data per save "
+        f"({saves.get('process_kib_per_hour', '?')} KiB an hour), and at most "
+        f"{saves.get('device_bytes_per_save_upper_bound', '?')} bytes per save on the device with the ext4",
+        f"  journal ({saves.get('device_mib_per_hour_upper_bound', '?')} MiB an hour, an upper bound: the "
+        "count is the whole disk's). A 4-hour game a day writes well under 100 MiB: nothing to a card that",
+        "  spreads writes over gigabytes.",
+        f"- **A save takes** {saves.get('save_ms_mean', '?')} ms on average, {saves.get('save_ms_max', '?')} ms at "
+        "most on the measuring machine (`python benchmarks/save_cost.py --dir /var/lib/monopoly-city` on a Pi).",
+        "  A periodic save waits until no core deadline is within 0.1 s, so it never delays the LED.",
+        "",
+        "## What stops the unit, and what systemd does then",
+        "",
+        "The service (`systemd/monopoly-city-unit.service`) has `Restart=on-failure`, `RestartSec=2`,",
+        "`RestartPreventExitStatus=2`, `StartLimitBurst=5` in `StartLimitIntervalSec=120`, `WatchdogSec=30`.",
+        "",
+        "| what happens | exit | systemd |",
+        "|---|---|---|",
+        "| a bad setting in `/etc/monopoly-city/config.yaml` (one line in the journal naming the key) | 2 | no "
+        "restart: restarting cannot fix a file (`systemctl status` shows the line) |",
+        "| anything in the state folder (corrupt, foreign, FIFO, link, directory, read-only) | none | nothing: the "
+        "unit starts, the file moved aside and named in one journal line |",
+        "| a display missing, failing, blocking or never answering | none | nothing: the unit keeps time, retries "
+        "the display from its own thread |",
+        "| a buzzer error | none | nothing: logged once, the sound thread goes on |",
+        "| the trace cannot be written | none | nothing: one warning, the trace stops |",
+        "| the loop hangs | killed | no WATCHDOG=1 for 30 s: SIGABRT, then a restart 2 s later; the game resumes "
+        "(same boot: the boot clock counts the gap) |",
+        "| a bug: an exception at start-up or in the loop | 1 | restarted after 2 s; five failures within 120 s "
+        "and systemd stops trying (`start-limit-hit`) until the next boot or `systemctl reset-failed` |",
+        "| no GPIO (`--pins lgpio` off a Pi, lgpio missing) | 2 | no restart: one line says what to install |",
+        "",
         "## Where each check lives",
         "",
         "- `tests/test_core_properties.py`: hypothesis sequences (profile `default` 1000, `soak` 10,000).",
         "- `tests/test_reliability.py`: the power cuts (`MONOPOLY_CITY_POWER_CUTS`, 20 by default) and the",
         "  virtual day.",
         "- `tests/test_gpio.py`: the failing and the intermittent display, on gpiozero's mock pins.",
+        "- `tests/test_slow_display.py`: the display blocking on open, on writes, never returning; the buzzer",
+        "  failing at every tone.",
         "- `tests/test_notify.py`: READY and WATCHDOG on a fake notify socket.",
-        "- `tests/test_bad_input.py` and `tests/data/bad/`: the corpus and the line each file must produce.",
-        "- `tests/test_power_cut.py`: the saved game itself (atomic writes, corrupt or foreign files, the wall",
-        "  clock going backwards).",
+        "- `tests/test_bad_input.py` and `tests/data/bad/`: the corpus and the line each file must produce; the",
+        "  special files are made by the test.",
+        "- `tests/test_power_cut.py`: the saved game itself (atomic writes, every broken state folder, the wall",
+        "  clock behind and ahead at restart, the save cadence).",
+        "- `tests/test_output_errors.py`, `tests/test_escaping.py`: output errors, escape codes in names.",
+        "- `benchmarks/hostile.py`: the hostile inputs (`--keep DIR` copies the inputs that fail, to look at).",
+        "- `benchmarks/save_cost.py`: what saving costs the SD card.",
         "",
     ]
     DOC.write_text("\n".join(lines), encoding="utf-8")

@@ -18,16 +18,19 @@ PINS = CONFIG.pins
 
 
 class Interrupted(BaseException):
-    """Ctrl-C (or systemd's stop) arriving while the display opens: not an Exception, so not retried."""
+    """Ctrl-C (or systemd's stop) arriving while the backend opens: not an Exception, nothing catches it."""
 
 
-def failing_display(settings):
-    raise Interrupted
+class InterruptedAfterTheButtons(Gpio):
+    """Interrupted once the buttons, the LED and the buzzer are claimed, before the callbacks are wired."""
+
+    def _wire_inputs(self):
+        raise Interrupted
 
 
 def test_an_open_that_fails_after_the_buttons_are_claimed_frees_the_pins():
-    backend = Gpio(CONFIG, pins="mock", open_display=failing_display)
-    runtime = Runtime(Unit(CONFIG), backend)
+    backend = InterruptedAfterTheButtons(CONFIG, pins="mock")
+    runtime = Runtime(Unit(CONFIG), backend, until=1.0)
     with pytest.raises(Interrupted):
         runtime.run()
     factory = backend.factory
@@ -35,6 +38,19 @@ def test_an_open_that_fails_after_the_buttons_are_claimed_frees_the_pins():
     for pin in (PINS.power, PINS.auction, PINS.build):  # ...and are free again
         DigitalInputDevice(pin, pin_factory=factory).close()
     LED(PINS.led, pin_factory=factory).close()
+
+
+def test_a_display_that_fails_to_open_does_not_fail_the_open():
+    """The display opens in its own worker: missing, it is retried while the LED and the buzzer keep time."""
+
+    def missing(settings):
+        raise OSError("no I2C device at 0x3C")
+
+    backend = Gpio(CONFIG, pins="mock", open_display=missing)
+    runtime = Runtime(Unit(CONFIG), backend, until=0.2)
+    runtime.run()
+    assert runtime.stopped
+    DigitalInputDevice(PINS.power, pin_factory=backend.factory).close()  # and everything released at the end
 
 
 def test_pins_stay_claimed_while_open_and_close_is_safe_twice():

@@ -11,6 +11,7 @@ lines are the contract the English text has always had.
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 from pathlib import Path
@@ -19,6 +20,7 @@ import pytest
 import yaml
 
 from unit.cli import main
+from unit.yamlfile import escape
 
 BAD = Path(__file__).parent / "data" / "bad"
 EXPECTED = yaml.safe_load((BAD / "expected.yaml").read_text(encoding="utf-8"))
@@ -59,6 +61,7 @@ def test_bad_file_exits_2_with_one_line_naming_it(capsys, relative, lang):
     assert status == 2, err
     assert out == ""  # never a partial output
     assert err.count("\n") == 1, err
+    assert escape(err[:-1]) == err[:-1], err  # control characters escaped: nothing moves the cursor
     assert str(BAD / relative) in err, err
     assert expected(relative, lang) in err, err
 
@@ -70,3 +73,81 @@ def test_no_traceback_from_the_real_command(relative):
     )
     assert result.returncode == 2 and result.stdout == "" and result.stderr.count("\n") == 1
     assert "Traceback" not in result.stderr
+
+
+# --- special files, made by the test: each kind of file is refused before a byte is read ---------------
+
+
+def special_file(tmp_path: Path, kind: str) -> tuple[Path, str]:
+    """A path that is not a readable YAML file, and a piece of the line it must produce."""
+    path = tmp_path / f"{kind}.yaml"
+    if kind == "fifo":
+        os.mkfifo(path)  # no writer: reading it would wait forever
+        return path, "is a named pipe, expected a"
+    if kind == "dev-zero":
+        path.symlink_to("/dev/zero")  # endless: reading it would fill the memory
+        return path, "is a device, expected a"
+    if kind == "directory":
+        path.mkdir()
+        return path, "is a directory, expected a"
+    if kind == "too-large":
+        path.write_bytes(b"# padding\n" * 200_000)  # 2 MB of valid YAML
+        return path, "too large (more than 1000000 bytes)"
+    if kind == "dangling-link":
+        path.symlink_to(tmp_path / "nowhere")
+        return path, "no such"
+    raise ValueError(kind)
+
+
+SPECIAL = ["fifo", "dev-zero", "directory", "too-large", "dangling-link"]
+
+
+def command_for_path(kind: str, path: Path) -> list[str]:
+    return {
+        "config": ["simulate", str(GOOD_SCENARIO), "--config", str(path)],
+        "scenario": ["simulate", str(path)],
+        "edition": ["board", str(path)],
+        "game": ["check", str(path)],
+        "run-config": ["run", "--backend", "headless", "--config", str(path)],
+        "run-script": ["run", "--backend", "headless", "--script", str(path)],
+    }[kind]
+
+
+@pytest.mark.parametrize("reader", ["config", "scenario", "edition", "game", "run-config", "run-script"])
+@pytest.mark.parametrize("kind", SPECIAL)
+def test_a_special_file_is_one_line_and_never_a_hang(tmp_path, kind, reader):
+    path, expected = special_file(tmp_path, kind)
+    result = subprocess.run(
+        [sys.executable, "-m", "unit", *command_for_path(reader, path), "--lang", "en"],
+        capture_output=True,
+        text=True,
+        timeout=30,  # a hang fails here
+        cwd=tmp_path,
+    )
+    assert result.returncode == 2, result.stderr
+    assert result.stdout == "" and result.stderr.count("\n") == 1, result.stderr
+    assert str(path) in result.stderr and expected in result.stderr, result.stderr
+
+
+def test_unwritable_outputs_are_one_line(tmp_path):
+    """`simulate > /dev/full` and `--frames` on a file: one line, exit 2; nothing else on stderr."""
+    with open("/dev/full", "w") as full:
+        result = subprocess.run(
+            [sys.executable, "-m", "unit", "simulate", str(GOOD_SCENARIO), "--lang", "en"],
+            stdout=full,
+            stderr=subprocess.PIPE,
+            text=True,
+            timeout=30,
+        )
+    assert result.returncode == 2
+    assert result.stderr == "monopoly-city: stdout: cannot write the trace: No space left on device\n"
+    a_file = tmp_path / "frames"
+    a_file.write_text("")
+    result = subprocess.run(
+        [sys.executable, "-m", "unit", "run", "--backend", "headless", "--frames", str(a_file), "--lang", "en"],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 2
+    assert result.stderr == f"monopoly-city: {a_file}: is not a folder, expected a folder for the frames\n"

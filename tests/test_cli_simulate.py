@@ -129,7 +129,7 @@ def test_bad_config_exits_2_naming_file_and_key(capsys, write_yaml, tmp_path, na
 
 def test_missing_config_file(capsys, write_yaml, tmp_path):
     missing = str(tmp_path / "nope.yaml")
-    status, _, err = run_cli(capsys, "simulate", write_yaml("s.yaml", AUCTION), "--config", missing)
+    status, _, err = run_cli(capsys, "simulate", write_yaml("s.yaml", AUCTION), "--config", missing, "--lang", "en")
     assert status == 2 and err == f"monopoly-city: {missing}: no such configuration file\n"
 
 

@@ -138,7 +138,7 @@ def test_frames_sent_to_the_display_are_the_golden_screens(unit_on_pins):
     unit = unit_on_pins({"auction": {"seconds": 50, "warning_seconds": 5}})
     unit.press("power")
     unit.press("auction")
-    assert unit.wait_for(lambda: unit.backend.view == views.Countdown(50, 50))
+    assert unit.wait_for(lambda: unit.backend.display and unit.backend.display.view == views.Countdown(50, 50))
     shown = unit.backend.display.device.image
     with Image.open(GOLDEN / "fr" / "countdown.png") as golden:
         assert ImageChops.difference(shown.convert("L"), golden.convert("L")).getbbox() is None

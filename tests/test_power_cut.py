@@ -137,3 +137,198 @@ def test_sigkill_in_the_middle_of_a_game_then_restart_resumes_the_time_played(tm
     assert {"t": 0.0, "kind": "state", "state": "ready"} in lines
     assert "resuming the game" in stderr
     assert os.path.exists(tmp_path / "state" / "game.json")  # still a game in progress
+
+
+# --- a broken state folder never stops start-up: the bad file is moved aside, the game begins clean ------
+
+
+def warnings_of(caplog) -> list[str]:
+    return [r.getMessage() for r in caplog.records if r.levelname == "WARNING"]
+
+
+def load_within(store: GameStore, seconds: float = 5.0):
+    """``store.load()`` in a thread: a hang (a FIFO read) fails the test instead of blocking it."""
+    import threading
+
+    result = []
+    thread = threading.Thread(target=lambda: result.append(store.load()), daemon=True)
+    thread.start()
+    thread.join(seconds)
+    assert not thread.is_alive(), "load() hung"
+    return result[0]
+
+
+GAME = '{"format": "%s", "played": PLAYED, "saved_at": 0, "minutes": 60, "state": "ready"}' % FORMAT  # noqa: UP031
+
+
+@pytest.mark.parametrize(
+    "make, why",
+    [
+        (lambda p: p.write_text("[" * 30_000 + "]" * 30_000), "not a saved game (RecursionError"),
+        (lambda p: p.write_text(GAME.replace("PLAYED", "1" + "0" * 400)), "not a saved game (OverflowError"),
+        (lambda p: p.write_text(GAME.replace("PLAYED", "NaN")), "not a finite number"),
+        (lambda p: os.mkfifo(p), "a named pipe"),
+        (lambda p: p.symlink_to("/dev/zero"), "a symbolic link"),
+        (lambda p: p.mkdir(), "a directory"),
+        (lambda p: p.write_bytes(b" " * 100_000), "too large"),
+    ],
+    ids=["deeply nested", "huge number", "not a number", "fifo", "link to /dev/zero", "directory", "too large"],
+)
+def test_a_bad_game_file_is_moved_aside_with_one_line(tmp_path, caplog, make, why):
+    make(tmp_path / "game.json")
+    assert load_within(GameStore(tmp_path)) is None
+    (line,) = warnings_of(caplog)
+    assert why in line and "moved to game.json.bad-1" in line, line
+    assert os.path.lexists(tmp_path / "game.json.bad-1")  # kept for diagnosis
+    assert not os.path.lexists(tmp_path / "game.json")  # the next save starts clean
+    GameStore(tmp_path).save(played=5.0, minutes=60, state="ready")
+    assert GameStore(tmp_path).load().played == 5.0
+
+
+def test_only_the_last_few_bad_files_are_kept(tmp_path):
+    for _ in range(6):
+        (tmp_path / "game.json").write_text("{not json")
+        GameStore(tmp_path).load()
+    kept = sorted(p.name for p in tmp_path.iterdir())
+    assert kept == ["game.json.bad-4", "game.json.bad-5", "game.json.bad-6"]
+
+
+def test_a_leftover_temporary_directory_is_moved_aside(tmp_path, caplog):
+    GameStore(tmp_path).save(played=30.0, minutes=60, state="ready")
+    (tmp_path / ".game-abc.tmp").mkdir()
+    (tmp_path / ".game-abc.tmp" / "inside").write_text("x")
+    (tmp_path / ".game-def.tmp").write_text("half a write")
+    assert load_within(GameStore(tmp_path)).played == 30.0  # the game itself is fine
+    (line,) = warnings_of(caplog)
+    assert ".game-abc.tmp" in line and "moved to .game-abc.tmp.bad-1" in line
+    assert sorted(p.name for p in tmp_path.iterdir()) == [".game-abc.tmp.bad-1", "game.json"]
+
+
+def test_a_read_only_state_folder_still_starts(tmp_path, caplog, monkeypatch):
+    """After a power cut the file system may come back read-only: nothing can be removed or renamed."""
+    import errno
+
+    GameStore(tmp_path).save(played=30.0, minutes=60, state="ready")
+    (tmp_path / ".game-abc.tmp").write_text("half a write")
+
+    def read_only(*args, **kwargs):
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(Path, "unlink", read_only)
+    monkeypatch.setattr(os, "rename", read_only)
+    monkeypatch.setattr(os, "replace", read_only)
+    store = GameStore(tmp_path)
+    assert load_within(store).played == 30.0
+    store.save(played=35.0, minutes=60, state="ready")  # cannot: one warning
+    store.save(played=40.0, minutes=60, state="ready")  # still cannot: no second warning
+    lines = warnings_of(caplog)
+    assert len(lines) == 2, lines
+    assert "cannot move it aside (Read-only file system)" in lines[0]
+    assert "cannot save the game" in lines[1]
+
+
+def test_the_unit_starts_whatever_is_in_the_state_folder(tmp_path, write_yaml):
+    """The real command, before READY=1: a FIFO as game.json, a leftover directory; exit 0, one line each."""
+    state = tmp_path / "state"
+    state.mkdir()
+    os.mkfifo(state / "game.json")
+    (state / ".game-x.tmp").mkdir()
+    quiet = write_yaml("quiet.yaml", "until: 0.3\nevents:\n  - {at: 0.1, press: power}\n")
+    trace = tmp_path / "trace.jsonl"
+    result = subprocess.run(
+        [sys.executable, "-m", "unit", "run", "--backend", "gpio", "--pins", "mock", "--state-dir", str(state)]
+        + ["--script", quiet, "--trace", str(trace)],
+        capture_output=True,
+        text=True,
+        timeout=30,
+    )
+    assert result.returncode == 0, result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 2, lines
+    assert any("game.json: a named pipe; moved to game.json.bad-1" in line for line in lines)
+    assert any(".game-x.tmp" in line and "moved to" in line for line in lines)
+    assert '"state": "ready"' in trace.read_text()  # a new game
+    assert GameStore(state).load() is not None
+
+
+# --- the game clock without a real-time clock ------------------------------------------------------
+
+
+class FakeClocks:
+    """The clocks a save and a restart read, set by the test."""
+
+    def __init__(self, wall=1000.0, synchronised=True, boot="boot-1", since_boot=50.0):
+        self.wall_now, self.synced, self.boot_now, self.since = wall, synchronised, boot, since_boot
+
+    def clocks(self):
+        from unit.app.persist import Clocks
+
+        return Clocks(
+            wall=lambda: self.wall_now,
+            synchronised=lambda: self.synced,
+            boot=lambda: self.boot_now,
+            since_boot=lambda: self.since,
+        )
+
+
+def saved_then_restarted(tmp_path, before: FakeClocks, after: FakeClocks) -> float:
+    GameStore(tmp_path, clocks=before.clocks()).save(played=600.0, minutes=60, state="ready")
+    store = GameStore(tmp_path, clocks=after.clocks())
+    return store.resume_elapsed(store.load())
+
+
+JUMPS = {"argnames": "wall_jump", "argvalues": [-3 * 3600, -20.0, +20.0, +3 * 3600]}
+JUMPS["ids"] = ["behind 3 h", "behind", "ahead", "ahead 3 h"]
+
+
+@pytest.mark.parametrize(**JUMPS)
+def test_a_program_restart_counts_the_boot_clock_whatever_the_wall_clock_did(tmp_path, wall_jump):
+    before = FakeClocks(wall=1000.0, synchronised=False, since_boot=50.0)
+    after = FakeClocks(wall=1000.0 + wall_jump, synchronised=True, since_boot=58.5)  # same boot, 8.5 s later
+    assert saved_then_restarted(tmp_path, before, after) == 608.5
+
+
+@pytest.mark.parametrize(**JUMPS)
+def test_after_a_reboot_an_unsynchronised_wall_clock_is_not_believed(tmp_path, wall_jump, caplog):
+    """A Pi without RTC, restarted without network: whatever its clock says, the game resumes at the time
+    saved (at most SAVE_EVERY seconds old), never ahead."""
+    before = FakeClocks(wall=1000.0, synchronised=True, boot="boot-1")
+    after = FakeClocks(wall=1000.0 + wall_jump, synchronised=False, boot="boot-2", since_boot=20.0)
+    assert saved_then_restarted(tmp_path, before, after) == 600.0
+    assert "not synchronised" in caplog.text
+
+
+@pytest.mark.parametrize("wall_gap", [+20.0, +3 * 3600], ids=["20 s", "3 h"])
+def test_a_clock_synchronised_during_the_game_never_pushes_it_forward(tmp_path, wall_gap):
+    """Saved while the clock was still wrong (no NTP yet), restarted after NTP set it: the gap is the clock's
+    jump, not play."""
+    before = FakeClocks(wall=1000.0, synchronised=False, boot="boot-1")
+    after = FakeClocks(wall=1000.0 + wall_gap, synchronised=True, boot="boot-2")
+    assert saved_then_restarted(tmp_path, before, after) == 600.0
+
+
+def test_after_a_reboot_a_synchronised_wall_clock_counts_the_outage(tmp_path):
+    before = FakeClocks(wall=1000.0, synchronised=True, boot="boot-1")
+    after = FakeClocks(wall=1045.0, synchronised=True, boot="boot-2", since_boot=20.0)
+    assert saved_then_restarted(tmp_path, before, after) == 645.0
+    behind = FakeClocks(wall=900.0, synchronised=True, boot="boot-2")
+    assert saved_then_restarted(tmp_path, before, behind) == 600.0  # a clock set back: never counted
+
+
+def test_a_running_game_is_saved_every_few_seconds(tmp_path, monkeypatch):
+    """What a restart without a trustworthy clock can lose: the time since the last save (here 5 s,
+    run at a tenth of a second)."""
+    from unit.app import runtime
+
+    assert runtime.SAVE_EVERY <= 5.0
+    monkeypatch.setattr(runtime, "SAVE_EVERY", 0.1)
+    saves = []
+
+    class Counting(GameStore):
+        def save(self, played, minutes, state):
+            saves.append(played)
+            super().save(played, minutes, state)
+
+    run_headless(Counting(tmp_path), [Pressed("power"), Released("power")], seconds=0.65)
+    assert len(saves) >= 5  # switched on, then every 0.1 s
+    assert all(0.09 < b - a < 0.2 for a, b in zip(saves[1:], saves[2:], strict=False)), saves

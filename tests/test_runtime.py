@@ -116,5 +116,5 @@ def test_emulator_without_a_display_says_what_to_do(monkeypatch, capsys):
         monkeypatch.delenv(name, raising=False)
     status = main(["run", "--backend", "emulator"])  # a plain `run` falls back to the terminal
     err = capsys.readouterr().err
-    assert status == 2 and "--backend headless" in err and "SDL_VIDEODRIVER=dummy" in err
+    assert status == 2 and "--backend terminal" in err and "SDL_VIDEODRIVER=dummy" in err
     assert err.count("\n") == 1

@@ -227,7 +227,7 @@ def test_the_terminal_refuses_to_share_stdout_with_the_trace(capsys):
 
 def test_headless_without_a_script_says_what_it_is_doing():
     with subprocess.Popen(
-        [sys.executable, "-m", "unit", "run", "--backend", "headless"],
+        [sys.executable, "-m", "unit", "run", "--backend", "headless", "--lang", "en"],
         cwd=ROOT,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,

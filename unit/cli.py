@@ -16,7 +16,8 @@ from collections.abc import Callable
 
 from unit import __version__, i18n
 from unit.app import config as configuration
-from unit.errors import ArgumentError, HardwareError, UserError
+from unit.errors import ArgumentError, HardwareError, Text, UserError
+from unit.yamlfile import escape
 
 
 def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> configuration.Config:
@@ -42,6 +43,7 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else scenario.seed
     writer = TraceWriter(sys.stdout, config.language)
     simulate(config, steps, scenario.until, seed, writer.write)
+    writer.finish()
     return 0
 
 
@@ -83,19 +85,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     seed = args.seed if args.seed is not None else (scenario.seed if scenario else None)
     backend_name = args.backend or default_backend()
     if backend_name == "terminal" and args.trace == "-":
-        raise UserError("--trace -", "the terminal backend draws on stdout: give the trace a file name")
-    if backend_name == "headless" and not args.script:
-        print(
-            "monopoly-city: headless, no buttons and no script: the unit waits, switched off, until Ctrl-C "
-            "(or SIGTERM). Give --script SCENARIO.yaml to press buttons, or --backend terminal to press them "
-            "yourself.",
-            file=sys.stderr,
-            flush=True,
-        )
+        raise UserError("--trace -", Text("cli.terminal_owns_stdout"))
     trace_file = None
     if args.trace:
         trace_file = sys.stdout if args.trace == "-" else _open_for_writing(args.trace, "trace")
-    trace = TraceWriter(trace_file, config.language, flush=True) if trace_file else None
+    trace = TraceWriter(trace_file, config.language, flush=True, name=args.trace) if trace_file else None
     pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
     state_dir = args.state_dir
     if state_dir is None and backend_name == "gpio" and pins == "lgpio":
@@ -104,6 +98,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     state_dir = os.path.abspath(state_dir) if state_dir else None
     if args.frames:
         args.frames = os.path.abspath(args.frames)
+        _make_folder(args.frames, "frames")
     if args.screenshot:
         args.screenshot = os.path.abspath(args.screenshot)
     backend = _make_backend(backend_name, config, args, pins, trace)
@@ -117,11 +112,17 @@ def cmd_run(args: argparse.Namespace) -> int:
         notifier=Notifier(),
     )
     signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
+    if backend_name == "headless" and not args.script:  # say why nothing happens
+        words = i18n.words(config.language)
+        print(f"monopoly-city: {words('cli.headless_waits')}", file=sys.stderr, flush=True)
     try:
         runtime.run()
     finally:
         if trace_file not in (None, sys.stdout):
-            trace_file.close()
+            try:
+                trace_file.close()
+            except OSError:
+                pass  # already reported once by the trace writer
     # A shutdown that failed (no polkit, say) must not leave the unit ended on « ARRÊT… »: exit 1 and
     # systemd (Restart=on-failure) starts it again, switched off and ready.
     return 1 if getattr(backend, "shutdown_failed", False) else 0
@@ -172,24 +173,32 @@ def _make_backend(name: str, config: configuration.Config, args: argparse.Namesp
         if not has_display():
             raise UserError(
                 "run",
-                "no display here for the emulator window: use --backend headless (with --trace/--frames), "
-                "or set SDL_VIDEODRIVER=dummy to run the window off-screen",
+                Text("cli.no_display"),
             )
         try:
             import pygame  # noqa: F401
         except ImportError:
-            raise UserError(
-                "run", "the emulator needs pygame-ce: pip install -e '.[emulator]' (make run installs it)"
-            ) from None
+            raise UserError("run", Text("cli.no_pygame")) from None
         return Emulator(config, screenshot=args.screenshot)
-    raise UserError("run", f"unknown backend {name!r}")
+    raise UserError("run", Text("cli.unknown_backend", name=repr(name)))
 
 
 def _open_for_writing(path: str, what: str):
     try:
         return open(path, "w", encoding="utf-8")
     except OSError as exc:
-        raise UserError(path, f"cannot write the {what}: {exc.strerror or exc}") from None
+        raise UserError(path, Text("cli.cannot_write", what=Text(f"cli.{what}"), why=exc.strerror or exc)) from None
+
+
+def _make_folder(path: str, what: str) -> None:
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        raise UserError(path, Text("cli.not_a_folder", what=Text(f"cli.{what}"))) from None
+    except OSError as exc:
+        raise UserError(
+            path, Text("cli.cannot_create_folder", what=Text(f"cli.{what}"), why=exc.strerror or exc)
+        ) from None
 
 
 def _configure_logging(verbose: bool) -> None:
@@ -277,7 +286,12 @@ def _with_language(handler):
 
     def call(args: argparse.Namespace) -> int:
         language = args.lang or (_load_config(args).language if args.config else "fr")
-        return handler(args, language)
+        stdout = sys.stdout
+        sys.stdout = _Printable(stdout)  # names come from files: no escape code reaches the terminal
+        try:
+            return handler(args, language)
+        finally:
+            sys.stdout = stdout
 
     return call
 
@@ -301,6 +315,30 @@ def flag_name(argument: str) -> str:
     return f"--{first.replace('_', '-')}" + (f" {rest}" if rest else "")
 
 
+class _Printable:
+    """A text stream that escapes control and invisible characters (keeping newlines and tabs)."""
+
+    def __init__(self, stream):
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        return self._stream.write(escape(text, keep="\n\t"))
+
+    def __getattr__(self, name: str):
+        return getattr(self._stream, name)
+
+
+def _drop_unwritable_stdout() -> None:
+    """After an output error, send what stdout still buffers to /dev/null: no second error at exit."""
+    try:
+        sys.stdout.flush()
+    except OSError:
+        try:
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        except (OSError, ValueError):
+            pass
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -309,13 +347,16 @@ def main(argv: list[str] | None = None) -> int:
         return func(args)
     except ArgumentError as error:
         words = i18n.words(_error_language(args))
-        print(f"monopoly-city: {flag_name(error.argument)}: {error.say(words).partition(': ')[2]}", file=sys.stderr)
+        line = f"{flag_name(error.argument)}: {error.say(words).partition(': ')[2]}"
+        print(f"monopoly-city: {escape(line)}", file=sys.stderr)
         return error.exit_status
     except UserError as error:
-        print(f"monopoly-city: {error.say(i18n.words(_error_language(args)))}", file=sys.stderr)
+        _drop_unwritable_stdout()
+        line = error.say(i18n.words(_error_language(args)))
+        print(f"monopoly-city: {escape(line)}", file=sys.stderr)  # one line, no escape codes
         return error.exit_status
     except HardwareError as error:
-        print(f"monopoly-city: {hardware_line(error)}", file=sys.stderr)
+        print(f"monopoly-city: {escape(hardware_line(error))}", file=sys.stderr)
         return error.exit_status
     except BrokenPipeError:
         # The reader went away (`... | head`): not an error worth a traceback.

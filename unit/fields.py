@@ -16,6 +16,7 @@ import unicodedata
 from collections.abc import Iterable
 from typing import Any
 
+from unit import yamlfile
 from unit.errors import Text, UserError
 
 
@@ -28,8 +29,9 @@ def got(value: object) -> Text:
     if isinstance(value, (int, float)):
         return Text("errors.got_number", value=repr(value))
     if isinstance(value, str):
-        shown = value if len(value) <= 40 else value[:37] + "..."
-        return Text("errors.got_text", value=repr(shown))
+        if yamlfile.looks_like_an_old_number(value):
+            return Text("errors.got_old_number", value=repr(value))
+        return Text("errors.got_text", value=yamlfile.shown(value))
     if isinstance(value, list):
         return Text("errors.got_list")
     if isinstance(value, dict):
@@ -72,10 +74,15 @@ def sequence(value: Any, where: str) -> list:
     return value
 
 
-def text(value: Any, where: str, *, what: str = "name", strip: bool = True) -> str:
-    """A non-empty text; ``what`` is ``name`` or ``text`` (how the error calls it)."""
+def text(value: Any, where: str, *, what: str = "name", strip: bool = True, one_line: bool = False) -> str:
+    """A non-empty text; ``what`` is ``name`` or ``text`` (how the error calls it).
+
+    ``one_line``: no newline nor escape code (a shell command's, never meant there).
+    """
     if not isinstance(value, str) or not value.strip():
         raise UserError(where, Text(f"errors.expected_{what}", got=got(value)))
+    if one_line and not value.isprintable():
+        raise UserError(where, Text("errors.expected_one_line", got=got(value)))
     return value.strip() if strip else value
 
 

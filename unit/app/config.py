@@ -11,6 +11,7 @@ YAML mapping goes further than this module.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from functools import partial
 from importlib import resources
@@ -34,6 +35,7 @@ from unit.core.settings import (
     PowerControl,
     PowerSettings,
 )
+from unit.core.sounds import SOUNDS
 from unit.errors import Text, UserError
 
 __all__ = ["Config", "DEFAULTS_NAME", "Layers", "defaults", "load", "load_file"]
@@ -101,7 +103,7 @@ SCHEMA: dict[str, Any] = {
     "power": {
         "control": _choice(PowerControl),
         "shutdown_hold_seconds": _number(positive=True, maximum=60),
-        "shutdown_command": partial(fields.text, what="text", strip=False),
+        "shutdown_command": partial(fields.text, what="text", strip=False, one_line=True),
     },
     "pins": {name: _integer(0, 27) for name in ("power", "auction", "build", "led", "buzzer")},
     "buttons": {"bounce_seconds": _number(maximum=0.5)},
@@ -118,6 +120,35 @@ SCHEMA: dict[str, Any] = {
         "retry_seconds": _number(positive=True, maximum=3600),
     },
 }
+
+
+def buzzer_problem(buzzer: dict) -> Text | None:
+    """Why a passive buzzer with these settings could not play every tone of the unit, or None.
+
+    gpiozero's TonalBuzzer plays from ``octaves`` below to ``octaves`` above ``mid_tone_hz``, rounded to
+    MIDI notes whose names stay within A0..G9; a tone outside would raise in the buzzer's thread.
+    """
+    if buzzer["type"] != BuzzerType.PASSIVE:
+        return None
+    middle = round(12 * math.log2(buzzer["mid_tone_hz"] / 440) + 69)
+    low, high = middle - 12 * buzzer["octaves"], middle + 12 * buzzer["octaves"]
+    needed = [hz for tones in SOUNDS.values() for hz, _ in tones if hz > 0]
+    hz = f"{buzzer['mid_tone_hz']:g}"
+    octaves = Text("errors.octave" if buzzer["octaves"] == 1 else "errors.octaves", n=buzzer["octaves"])
+    if low < 12 or high > 127:
+        return Text("errors.buzzer_beyond_notes", hz=hz, octaves=octaves)
+    lowest, highest = (440 * 2 ** ((note - 69) / 12) for note in (low, high))
+    if lowest <= min(needed) and max(needed) <= highest:
+        return None
+    return Text(
+        "errors.buzzer_range",
+        hz=hz,
+        octaves=octaves,
+        lowest=f"{lowest:.0f}",
+        highest=f"{highest:.0f}",
+        low=min(needed),
+        high=max(needed),
+    )
 
 
 # --- loading -------------------------------------------------------------------------------
@@ -190,6 +221,9 @@ class Layers:
                     f"{self.blame(*keys)}: pins.{name}", Text("errors.pin_twice", pin=pin, other=by_pin[pin])
                 )
             by_pin[pin] = name
+        problem = buzzer_problem(m["buzzer"])
+        if problem:
+            raise UserError(f"{self.blame('buzzer.mid_tone_hz', 'buzzer.octaves')}: buzzer", problem)
         odds = {result: build["weights"].get(result, 0) for result in BUILD_RESULTS}
         if not any(odds.values()):
             raise UserError(f"{self.blame('build.weights')}: build.weights", Text("errors.weights_all_zero"))

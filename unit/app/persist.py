@@ -6,17 +6,32 @@ from the button) clears the file. Writes are atomic (temporary file, fsync,
 rename, fsync of the folder), so the file is always either the old game or the
 new one, never half of each.
 
-The time that passed while the power was off counts as played when the wall
-clock can be trusted across the reboot (a Pi without RTC may come back with an
-older time until NTP syncs); otherwise the time played at the last save is
-used, at most a minute old.
+How long the unit was off counts as played only when it is known:
+
+- the same boot (the program restarted, the Pi did not): the kernel's boot
+  clock measures the gap exactly, whatever the wall clock did;
+- another boot: the wall-clock gap, only if the wall clock was synchronised
+  (NTP) both at the save and now. A Pi has no real-time clock: before NTP it
+  runs on the time it last saw, hours behind, and a sync during the game
+  would make the gap look hours long.
+
+Otherwise the game resumes at the time played at the last save, which the
+runtime makes every few seconds (:data:`unit.app.runtime.SAVE_EVERY`): a
+resumed game may lose those seconds, it never jumps forward.
+
+Nothing in the state folder can stop the unit from starting: a file that is
+not a saved game (corrupt, foreign, nested too deeply, a FIFO, a link to a
+device, a directory) is moved aside under a ``.bad-`` name, kept for diagnosis
+and named in one log line, and the unit begins clean.
 """
 
 from __future__ import annotations
 
 import json
 import logging
+import math
 import os
+import stat
 import tempfile
 import time
 from collections.abc import Callable
@@ -29,6 +44,61 @@ FORMAT = "monopoly-city-unit/game/1"
 FILENAME = "game.json"
 #: A longer gap between the last save and the restart is not a power cut: do not count it.
 MAX_GAP = 12 * 3600.0
+#: A saved game is about 200 bytes; anything much larger is not one (and is never read whole).
+MAX_BYTES = 64 * 1024
+_KINDS = {
+    stat.S_IFDIR: "a directory",
+    stat.S_IFIFO: "a named pipe",
+    stat.S_IFCHR: "a device",
+    stat.S_IFSOCK: "a socket",
+}
+#: Files moved aside are kept for diagnosis, the most recent few only.
+KEEP_BAD = 3
+
+
+def boot_id() -> str | None:
+    """This boot's random id (Linux); the same id means the boot clock still counts from the same zero."""
+    try:
+        with open("/proc/sys/kernel/random/boot_id", encoding="ascii") as file:
+            return file.read(64).strip() or None
+    except OSError:
+        return None
+
+
+def boot_clock() -> float:
+    """Seconds since boot, counting suspend; never set by anyone."""
+    return time.clock_gettime(getattr(time, "CLOCK_BOOTTIME", time.CLOCK_MONOTONIC))
+
+
+#: systemd-timesyncd creates this once the clock is synchronised (the default on Raspberry Pi OS).
+TIMESYNC_FLAG = "/run/systemd/timesync/synchronized"
+
+
+def wall_clock_synchronised() -> bool | None:
+    """Whether the wall clock is NTP-synchronised; None if nobody can say.
+
+    systemd-timesyncd's flag file first; else the kernel (adjtimex: not TIME_ERROR), which the service
+    cannot ask when its ProtectClock= filter blocks adjtimex (EPERM): then None, as unknown as unsynchronised.
+    """
+    if os.path.exists(TIMESYNC_FLAG):
+        return True
+    try:
+        import ctypes
+
+        state = ctypes.CDLL(None, use_errno=True).adjtimex(ctypes.create_string_buffer(512))
+    except (OSError, AttributeError):
+        return None
+    return None if state < 0 else state != 5  # 5 is TIME_ERROR: unsynchronised
+
+
+@dataclass(frozen=True)
+class Clocks:
+    """Where a save and a restart read the time: injected in tests."""
+
+    wall: Callable[[], float] = time.time
+    synchronised: Callable[[], bool | None] = wall_clock_synchronised
+    boot: Callable[[], str | None] = boot_id
+    since_boot: Callable[[], float] = boot_clock
 
 
 @dataclass(frozen=True)
@@ -37,59 +107,136 @@ class SavedGame:
     saved_at: float  # wall-clock time of the save
     minutes: float | None  # the game length then
     state: str  # what was running
+    synchronised: bool | None = None  # the wall clock at the save was NTP-synchronised (None: unknown)
+    boot: str | None = None  # the boot id at the save
+    since_boot: float | None = None  # the boot clock at the save
 
-    def elapsed(self, wall_now: float) -> float:
-        """Seconds played now, counting the outage when the wall clock allows it."""
-        gap = wall_now - self.saved_at
+    def elapsed(self, wall_now: float, clocks: Clocks | None = None) -> float:
+        """Seconds played now, counting the outage only when a trustworthy clock measured it."""
+        if clocks is not None and self.boot is not None and self.since_boot is not None and self.boot == clocks.boot():
+            gap, how = clocks.since_boot() - self.since_boot, "boot clock"
+        elif clocks is None or (self.synchronised and clocks.synchronised()):
+            gap, how = wall_now - self.saved_at, "wall clock"
+        else:
+            log.warning("the wall clock is not synchronised (no real-time clock): resuming at the time saved")
+            return self.played
         if 0 <= gap <= MAX_GAP:
             return self.played + gap
-        log.warning("the wall clock moved %+.0f s since the last save: resuming at the time saved", gap)
+        log.warning("the %s moved %+.0f s since the last save: resuming at the time saved", how, gap)
         return self.played
 
 
 class GameStore:
     """``game.json`` in a state folder (``--state-dir``)."""
 
-    def __init__(self, directory: str | Path, wall: Callable[[], float] = time.time):
+    def __init__(self, directory: str | Path, wall: Callable[[], float] = time.time, clocks: Clocks | None = None):
         self.directory = Path(directory)
         self.path = self.directory / FILENAME
-        self.wall = wall
+        self.clocks = clocks if clocks is not None else Clocks(wall=wall)
+        self.wall = self.clocks.wall
+        self._save_failed = False
+
+    # --- reading, which never fails ------------------------------------------------------------
 
     def load(self) -> SavedGame | None:
-        """The saved game, or None; a corrupt or foreign file is ignored with one warning."""
-        for stale in self.directory.glob(".game-*.tmp"):  # a write the power cut interrupted
-            stale.unlink(missing_ok=True)
+        """The saved game, or None; anything else found is moved aside with one warning."""
+        self._remove_leftovers()
+        raw = self._read()
+        if raw is None:
+            return None
         try:
-            raw = self.path.read_bytes()
+            return parse(raw)
+        except Exception as error:  # corrupt, foreign, nested too deeply, numbers too large...
+            self._move_aside(self.path, f"not a saved game ({_short(error)})")
+            return None
+
+    def resume_elapsed(self, saved: SavedGame) -> float:
+        return saved.elapsed(self.wall(), self.clocks)
+
+    def _read(self) -> bytes | None:
+        """The bytes of game.json if it is a small regular file; never blocks (a FIFO), never follows a link."""
+        try:
+            mode = os.lstat(self.path).st_mode
         except FileNotFoundError:
             return None
-        except OSError as error:
-            log.warning("cannot read %s (%s): starting without it", self.path, error.strerror or error)
-            return None
+        except OSError:
+            mode = 0
+        why = "a symbolic link" if stat.S_ISLNK(mode) else None
+        if why is None:
+            try:
+                fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+            except FileNotFoundError:
+                return None
+            except OSError as error:
+                why = f"cannot be opened ({error.strerror or error})"
+        if why is None:
+            try:
+                info = os.fstat(fd)
+                if not stat.S_ISREG(info.st_mode):
+                    why = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+                elif info.st_size > MAX_BYTES:
+                    why = f"too large ({info.st_size} bytes)"
+                else:
+                    raw = os.read(fd, MAX_BYTES + 1)
+                    if len(raw) <= MAX_BYTES:
+                        return raw
+                    why = "too large"
+            except OSError as error:
+                why = f"cannot be read ({error.strerror or error})"
+            finally:
+                os.close(fd)
+        self._move_aside(self.path, why)
+        return None
+
+    def _remove_leftovers(self) -> None:
+        """Temporary files of a write a power cut interrupted; what cannot be removed is moved aside or left."""
         try:
-            data = json.loads(raw)
-            if data.get("format") != FORMAT:
-                raise ValueError(f"format {data.get('format')!r}, expected {FORMAT!r}")
-            game = SavedGame(
-                played=float(data["played"]),
-                saved_at=float(data["saved_at"]),
-                minutes=None if data["minutes"] is None else float(data["minutes"]),
-                state=str(data["state"]),
-            )
-            if not (0 <= game.played < 1e7):
-                raise ValueError(f"played {game.played!r} out of range")
-        except (ValueError, KeyError, TypeError, AttributeError) as error:
-            log.warning("ignoring %s: not a saved game (%s)", self.path, error)
-            return None
-        return game
+            leftovers = [p for p in self.directory.iterdir() if p.name.startswith(".game-") and p.name.endswith(".tmp")]
+        except OSError:
+            return  # no folder yet (created at the first save), or not readable: saving will say so
+        for leftover in leftovers:
+            try:
+                leftover.unlink()
+            except FileNotFoundError:
+                pass
+            except OSError as error:  # a directory, a read-only file system
+                self._move_aside(leftover, f"a leftover that cannot be removed ({error.strerror or error})")
+
+    def _move_aside(self, path: Path, why: str) -> None:
+        """Rename ``path`` to ``<name>.bad-<n>`` (kept for diagnosis), with one warning line."""
+        taken = sorted(self.directory.glob(f"{path.name}.bad-*"), key=_number)
+        target = path.with_name(f"{path.name}.bad-{_number(taken[-1]) + 1 if taken else 1}")
+        try:
+            os.rename(path, target)
+        except OSError as error:
+            log.warning("ignoring %s: %s; cannot move it aside (%s): starting without it", path, why, error.strerror)
+            return
+        log.warning("ignoring %s: %s; moved to %s, starting a new game", path, why, target.name)
+        for old in taken[: max(0, len(taken) + 1 - KEEP_BAD)]:
+            try:
+                if old.is_dir() and not old.is_symlink():
+                    continue  # never delete a tree: a person may want it
+                old.unlink()
+            except OSError:
+                pass
+
+    # --- writing ---------------------------------------------------------------------------------
 
     def save(self, played: float, minutes: float | None, state: str) -> None:
-        data = {"format": FORMAT, "played": round(played, 3), "saved_at": self.wall(), "minutes": minutes}
+        data = {"format": FORMAT, "played": round(played, 3), "saved_at": self.clocks.wall(), "minutes": minutes}
         data["state"] = state
+        data |= {"synchronised": self.clocks.synchronised(), "boot": self.clocks.boot()}
+        data["since_boot"] = round(self.clocks.since_boot(), 3)
         try:
             self._write_atomically(json.dumps(data).encode())
         except OSError as error:
-            log.warning("cannot save the game in %s: %s", self.directory, error.strerror or error)
+            if not self._save_failed:  # one warning per outage, not one every few seconds
+                log.warning("cannot save the game in %s: %s", self.directory, error.strerror or error)
+                self._save_failed = True
+            return
+        if self._save_failed:
+            log.warning("saving the game works again")
+            self._save_failed = False
 
     def clear(self) -> None:
         try:
@@ -127,3 +274,45 @@ class GameStore:
             pass
         finally:
             os.close(fd)
+
+
+def parse(raw: bytes) -> SavedGame:
+    """A saved game from the bytes of game.json; ValueError (or any error) if it is not one."""
+    data = json.loads(raw)
+    if not isinstance(data, dict) or data.get("format") != FORMAT:
+        found = data.get("format") if isinstance(data, dict) else type(data).__name__
+        raise ValueError(f"format {found!r}, expected {FORMAT!r}")
+    game = SavedGame(
+        played=_finite(data["played"]),
+        saved_at=_finite(data["saved_at"]),
+        minutes=None if data["minutes"] is None else _finite(data["minutes"]),
+        state=str(data["state"]),
+        synchronised=data.get("synchronised") if isinstance(data.get("synchronised"), bool) else None,
+        boot=data.get("boot") if isinstance(data.get("boot"), str) else None,
+        since_boot=_finite(data["since_boot"]) if data.get("since_boot") is not None else None,
+    )
+    if not (0 <= game.played < 1e7):
+        raise ValueError(f"played {game.played!r} out of range")
+    if game.boot is not None and game.since_boot is None:
+        raise ValueError("a boot id without its boot clock")
+    return game
+
+
+def _finite(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        raise ValueError(f"expected a number, got {type(value).__name__}")
+    number = float(value)  # OverflowError for an integer of hundreds of digits
+    if not math.isfinite(number):
+        raise ValueError(f"{number!r} is not a finite number")
+    return number
+
+
+def _number(path: Path) -> int:
+    suffix = path.name.rpartition(".bad-")[2]
+    return int(suffix) if suffix.isdigit() and len(suffix) < 9 else 0
+
+
+def _short(error: BaseException) -> str:
+    text = f"{type(error).__name__}: {error}" if not isinstance(error, ValueError) else str(error)
+    text = text.splitlines()[0] if text else type(error).__name__
+    return text if len(text) <= 80 else text[:77] + "..."

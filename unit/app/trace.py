@@ -8,12 +8,16 @@ line.
 from __future__ import annotations
 
 import json
+import logging
 import threading
 from collections.abc import Iterable
 from typing import IO
 
 from unit import i18n
 from unit.core import BuildDrawn, LedChanged, Output, ScreenChanged, SoundPlayed, StateChanged, SystemRequested, views
+from unit.errors import Text, UserError
+
+log = logging.getLogger(__name__)
 
 
 def record(t: float, output: Output, words: views.Words) -> dict:
@@ -44,13 +48,19 @@ class TraceWriter:
 
     The screen line says what the screen shows in words, so a change the words
     do not capture (the build result flashing) prints nothing new.
+
+    A stream that cannot be written (a full disk, ``/dev/full``) ends ``simulate``
+    with one line (:class:`UserError`); a real-time trace (``flush``) is dropped
+    instead, with one warning: the unit keeps its time without its trace.
     """
 
-    def __init__(self, stream: IO[str], language: str, *, flush: bool = False):
+    def __init__(self, stream: IO[str], language: str, *, flush: bool = False, name: str = "stdout"):
         self.stream = stream
         self.language = language
         self.words = i18n.words(language)
-        self.flush = flush  # real-time traces: every line on disk at once
+        self.flush = flush  # real-time traces: every line on disk at once, and dropped on an error
+        self.name = name  # where the trace goes, for the error line
+        self.dropped = 0  # lines not written since the stream failed
         self._last_text: str | None = None
         self._lock = threading.Lock()  # pin changes are traced from gpiozero's threads
 
@@ -66,6 +76,31 @@ class TraceWriter:
     def write_record(self, obj: dict) -> None:
         line = dumps(obj) + "\n"
         with self._lock:
-            self.stream.write(line)
-            if self.flush:
+            if self.dropped:
+                self.dropped += 1
+                return
+            try:
+                self.stream.write(line)
+                if self.flush:
+                    self.stream.flush()
+            except OSError as error:
+                self._failed(error)
+
+    def finish(self) -> None:
+        """Flush what is buffered (``simulate`` writes to a buffered stdout); same errors as a write."""
+        with self._lock:
+            if self.dropped:
+                return
+            try:
                 self.stream.flush()
+            except OSError as error:
+                self._failed(error)
+
+    def _failed(self, error: OSError) -> None:
+        why = error.strerror or str(error)
+        if not self.flush:
+            if isinstance(error, BrokenPipeError):
+                raise error  # the reader went away (`| head`): the CLI ends quietly
+            raise UserError(self.name, Text("cli.cannot_write", what=Text("cli.trace"), why=why)) from None
+        self.dropped = 1
+        log.warning("cannot write the trace to %s (%s): the trace stops here, the unit goes on", self.name, why)

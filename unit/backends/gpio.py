@@ -18,8 +18,10 @@ import logging
 import os
 import shlex
 import subprocess
+import sys
 import tempfile
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -105,21 +107,34 @@ class TonePlayer:
 
     A passive buzzer gets each tone's frequency (``TonalBuzzer``); an active
     one can only be switched on and off (``Buzzer``), so it beeps the rhythm.
+    The thread never dies of a buzzer error: it logs the first one of an
+    outage and goes on with the next tone (the configuration already refuses
+    a range that cannot play the unit's tones). Should the thread end anyway,
+    the next sound starts a new one.
     """
 
     def __init__(self, buzzer, passive: bool):
         self.buzzer = buzzer
         self.passive = passive
+        self.errors = 0  # buzzer calls that failed
+        self._failing = False
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._next: tuple | None = None
         self._closed = False
-        self._thread = threading.Thread(target=self._run, name="buzzer", daemon=True)
-        self._thread.start()
+        self._thread = self._start()
+
+    def _start(self) -> threading.Thread:
+        thread = threading.Thread(target=self._run, name="buzzer", daemon=True)
+        thread.start()
+        return thread
 
     def play(self, tones) -> None:
         with self._lock:
             self._next = tuple(tones)
+            if not self._thread.is_alive() and not self._closed:
+                log.error("the buzzer thread had stopped: restarted")
+                self._thread = self._start()
         self._wake.set()
 
     def close(self) -> None:
@@ -131,16 +146,30 @@ class TonePlayer:
         while True:
             self._wake.wait()
             if self._closed:
-                self._silence()
+                self._safely(self._silence)
                 return
             with self._lock:
                 tones, self._next = self._next, None
                 self._wake.clear()
             for hz, ms in tones or ():
-                self._sound(hz)
+                self._safely(self._sound, hz)
                 if self._wake.wait(ms / 1000):
                     break  # a newer sound, or closing
-            self._silence()
+            self._safely(self._silence)
+
+    def _safely(self, action, *args) -> None:
+        """Run one buzzer call; an error is logged once per outage, and the sound goes on."""
+        try:
+            action(*args)
+        except Exception as error:  # a tone out of range, a pin error: the timing does not depend on sound
+            self.errors += 1
+            if not self._failing:
+                log.error("buzzer error: %s; the unit goes on (silent while it lasts)", error)
+                self._failing = True
+        else:
+            if self._failing and action is self._sound:
+                log.warning("the buzzer plays again")
+                self._failing = False
 
     def _sound(self, hz: float) -> None:
         if hz <= 0:
@@ -155,6 +184,109 @@ class TonePlayer:
             self.buzzer.stop()
         else:
             self.buzzer.off()
+
+
+class DisplayWorker:
+    """Sends frames to the OLED from its own thread, so the display never delays the LED or the buzzer.
+
+    The newest frame wins: a view asked for while a frame is being written
+    replaces any view still waiting. Opening the device, and opening it again
+    ``retry_seconds`` after a failure, happen here too: an I2C open that blocks
+    for seconds, or a write that never returns, holds this thread only. One
+    warning per outage, and one line when the display is back.
+
+    Drawing a frame is Python and PIL work that holds the GIL: the loop thread,
+    woken at a deadline, would wait up to the interpreter's switch interval
+    (5 ms by default) for it. The worker lowers that interval to 1 ms.
+    """
+
+    SWITCH_INTERVAL = 0.001
+
+    def __init__(self, open_device: Callable[[], object], language: str, retry_seconds: float):
+        self.open_device = open_device
+        self.language = language
+        self.retry_seconds = retry_seconds
+        self.display: screen.Display | None = None
+        self.view: views.View | None = None  # the newest view asked for
+        self._outage = False
+        self._changed = threading.Event()
+        self._idle = threading.Event()  # set when the newest view is on the glass (or cannot be)
+        self._closing = threading.Event()
+        self._lock = threading.Lock()
+        if sys.getswitchinterval() > self.SWITCH_INTERVAL:
+            sys.setswitchinterval(self.SWITCH_INTERVAL)
+        self._thread = threading.Thread(target=self._run, name="display", daemon=True)
+        self._thread.start()
+
+    def show(self, view: views.View) -> None:
+        with self._lock:
+            self.view = view
+            if self.display is not None:  # else nothing will be drawn before the next retry
+                self._idle.clear()
+        self._changed.set()
+
+    def wait_shown(self, timeout: float) -> bool:
+        """Wait until the newest view is on the glass (before a shutdown); False after ``timeout``."""
+        return self._idle.wait(timeout)
+
+    def close(self, timeout: float = 0.2) -> None:
+        """Stop the thread; a write that never returns is left behind (the thread is a daemon)."""
+        self._closing.set()
+        self._changed.set()
+        self._thread.join(timeout)
+
+    def _run(self) -> None:
+        retry_at = 0.0
+        while not self._closing.is_set():
+            if self.display is None:
+                if self._closing.wait(max(0.0, retry_at - time.monotonic())):
+                    return
+                if not self._open():
+                    retry_at = time.monotonic() + self.retry_seconds
+                    self._idle.set()  # nothing to wait for: the view cannot be shown now
+                    continue
+                self._changed.set()  # draw the newest view on the new device
+            self._changed.wait()
+            if self._closing.is_set():
+                return
+            with self._lock:
+                view = self.view
+                self._changed.clear()
+            if view is not None and not self._draw(view):
+                retry_at = time.monotonic() + self.retry_seconds
+                self._idle.set()
+                continue
+            with self._lock:
+                if self.view == view:
+                    self._idle.set()
+
+    def _open(self) -> bool:
+        try:
+            device = self.open_device()
+        except Exception as error:  # luma raises DeviceNotFoundError, smbus2 OSError, ...
+            self._failed(f"cannot open the display: {error}")
+            return False
+        self.display = screen.Display(device, self.language)
+        return True
+
+    def _draw(self, view: views.View) -> bool:
+        if self.display is None:
+            return False
+        try:
+            self.display.show(view)
+        except Exception as error:  # an I2C error: the unit keeps its time regardless
+            self._failed(f"display error: {error}")
+            return False
+        if self._outage:  # opened and drawn: really back
+            log.warning("the display is back")
+            self._outage = False
+        return True
+
+    def _failed(self, why: str) -> None:
+        if not self._outage:  # one warning per outage, not one per frame or retry
+            log.warning("%s; timing goes on with the LED and the buzzer, retrying", why)
+            self._outage = True
+        self.display = None
 
 
 class Gpio(Backend):
@@ -176,11 +308,9 @@ class Gpio(Backend):
         self.open_display = open_display or (open_dummy if pins == "mock" else open_oled)
         self.shutdown_command = shutdown_command
         self.trace = trace  # with mock pins, LED and buzzer pin changes are traced
-        self.display: screen.Display | None = None
         self.view: views.View = views.Off()
-        self._display_retry_at: float | None = None
-        self._display_outage = False
         self._ignored_until_released: set[Button] = set()
+        self.worker: DisplayWorker | None = None  # the display's own thread, once open
         self._tracing_pins = False
         self._last_pin_values: dict[str, tuple] = {}
         self.shutdown_failed = False
@@ -267,48 +397,24 @@ class Gpio(Backend):
         record |= {"gpio": number, "value": value, "hz": hz}
         self.trace.write_record(record)
 
-    # --- the display, which may be missing or failing ---------------------------------------
+    # --- the display, which may be missing, failing or slow: its own thread -----------------
 
     def _open_display(self) -> None:
-        self._display_retry_at = None
-        try:
-            device = self.open_display(self.config.display)
-        except Exception as error:  # luma raises DeviceNotFoundError, smbus2 OSError, ...
-            self._display_failed(f"cannot open the display: {error}")
-            return
-        self.display = screen.Display(device, self.config.language)
-        self._draw(self.view)
-        if self.display is not None and self._display_outage:
-            log.warning("the display is back")
-            self._display_outage = False
+        settings = self.config.display
+        self.worker = DisplayWorker(lambda: self.open_display(settings), self.config.language, settings.retry_seconds)
+        self.worker.show(self.view)
 
-    def _display_failed(self, why: str) -> None:
-        if not self._display_outage:  # one warning per outage, not one per frame or retry
-            log.warning("%s; timing goes on with the LED and the buzzer, retrying", why)
-            self._display_outage = True
-        self.display = None
-        self._display_retry_at = self.clock() + self.config.display.retry_seconds
-
-    def _draw(self, view: views.View) -> None:
-        if self.display is None:
-            return
-        try:
-            self.display.show(view)
-        except Exception as error:  # an I2C error: the unit must keep its time regardless
-            self._display_failed(f"display error: {error}")
-
-    def next_deadline(self) -> float | None:
-        return self._display_retry_at
-
-    def tick(self, now: float) -> None:
-        if self._display_retry_at is not None and now >= self._display_retry_at:
-            self._open_display()
+    @property
+    def display(self) -> screen.Display | None:
+        """The display as last opened, or None (missing, failing, or not opened yet)."""
+        return self.worker.display if self.worker is not None else None
 
     # --- outputs ------------------------------------------------------------------------------
 
     def show(self, view: views.View) -> None:
         self.view = view
-        self._draw(view)
+        if self.worker is not None:
+            self.worker.show(view)
 
     def set_led(self, led: LedChanged) -> None:
         if led.mode == LedMode.BLINK and led.hz:
@@ -339,8 +445,10 @@ class Gpio(Backend):
 
     def request(self, action: str) -> bool:
         if action == "shutdown":
+            if self.worker is not None:
+                self.worker.wait_shown(2.0)  # "shutting down" on the glass before the power goes
             if self.display is not None:
-                self.display.device.persist = True  # keep "shutting down" on the glass
+                self.display.device.persist = True  # and kept there
             if self.pins == "mock" or not self.shutdown_command:
                 log.info("shutdown requested (not on a real Pi: the program only ends)")
             else:
@@ -354,6 +462,9 @@ class Gpio(Backend):
 
     def close(self) -> None:
         """Release every pin claimed (safe to call twice, and after an open that failed halfway)."""
+        if self.worker is not None:  # kept: it still knows the last frame shown
+            self.worker.wait_shown(0.5)
+            self.worker.close()
         if self.player is not None:
             self.player.close()
             self.player = None
