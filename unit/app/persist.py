@@ -223,10 +223,11 @@ class GameStore:
     # --- writing ---------------------------------------------------------------------------------
 
     def save(self, played: float, minutes: float | None, state: str) -> None:
-        data = {"format": FORMAT, "played": round(played, 3), "saved_at": self.clocks.wall(), "minutes": minutes}
+        since_boot, wall = self.clocks.since_boot(), self.clocks.wall()  # first: the instant ``played`` is for
+        data = {"format": FORMAT, "played": round(played, 3), "saved_at": wall, "minutes": minutes}
         data["state"] = state
         data |= {"synchronised": self.clocks.synchronised(), "boot": self.clocks.boot()}
-        data["since_boot"] = round(self.clocks.since_boot(), 3)
+        data["since_boot"] = round(since_boot, 3)
         try:
             self._write_atomically(json.dumps(data).encode())
         except OSError as error:
