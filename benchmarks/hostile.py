@@ -152,6 +152,12 @@ MUTATIONS = [
 ]
 
 
+def without_comments(text: bytes) -> bytes:
+    """The seed without its comments, so that mutations land on data (a mutated comment is still valid)."""
+    lines = [re.sub(rb"(^|\s+)#.*$", b"", line) for line in text.splitlines()]
+    return b"\n".join(line for line in lines if line.strip()) + b"\n"
+
+
 def special_file(folder: Path, kind: str) -> Path:
     path = folder / f"special-{kind}.yaml"
     if kind == "fifo":
@@ -224,24 +230,26 @@ def run_one(kind: str, how: str, path: Path, command: list[str], cwd: Path) -> O
     return Outcome(kind, how, str(path), command, verdict, stderr[-2000:])
 
 
-def inputs(folder: Path, count: int, seed: int) -> list[tuple[str, str, Path]]:
+def inputs(folder: Path, count: int, seed: int, special: bool = True) -> list[tuple[str, str, Path]]:
     """``count`` mutated files per kind, plus the special files: (kind, mutation, path)."""
     rng = random.Random(seed)
     made = []
     for kind, seeds in SEEDS.items():
-        texts = [(p.name, p.read_bytes()) for p in seeds]
+        texts = [(p.name, without_comments(p.read_bytes())) for p in seeds]
         for n in range(count):
             name, text = rng.choice(texts)
             mutation = MUTATIONS[n % len(MUTATIONS)]
             path = folder / f"{kind}-{n:04d}-{mutation.__name__}-{name}"
             path.write_bytes(mutation(text, rng))
             made.append((kind, mutation.__name__, path))
-    for special in SPECIAL_FILES:
-        made.append(("any", special, special_file(folder, special)))
+    for kind in SPECIAL_FILES if special else ():
+        made.append(("any", kind, special_file(folder, kind)))
     return made
 
 
-def hostile_run(count: int = 40, seed: int = 15, workers: int | None = None, keep: Path | None = None) -> dict:
+def hostile_run(
+    count: int = 40, seed: int = 15, workers: int | None = None, keep: Path | None = None, special: bool = True
+) -> dict:
     """Make the inputs, run every command on each, return the counts and the failures."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="hostile-") as name:
@@ -251,7 +259,7 @@ def hostile_run(count: int = 40, seed: int = 15, workers: int | None = None, kee
         script = folder / "tiny-script.yaml"
         script.write_text("until: 0.2\n")
         jobs = []
-        for kind, how, path in inputs(folder, count, seed):
+        for kind, how, path in inputs(folder, count, seed, special):
             kinds = list(SEEDS) if kind == "any" else [kind]
             for k in kinds:
                 jobs += [(k, how, path, command) for command in commands(k, str(path), str(script))]

@@ -151,3 +151,9 @@ def test_unwritable_outputs_are_one_line(tmp_path):
     )
     assert result.returncode == 2
     assert result.stderr == f"monopoly-city: {a_file}: is not a folder, expected a folder for the frames\n"
+
+
+def test_a_missing_config_is_refused_even_when_lang_is_given(capsys):
+    examples = Path(__file__).parent.parent / "docs" / "examples"
+    assert main(["fortune", str(examples / "classic-game.yaml"), "--lang", "en", "--config", "/nonexistent"]) == 2
+    assert capsys.readouterr().err == "monopoly-city: /nonexistent: no such configuration file\n"

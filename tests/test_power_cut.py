@@ -332,3 +332,13 @@ def test_a_running_game_is_saved_every_few_seconds(tmp_path, monkeypatch):
     run_headless(Counting(tmp_path), [Pressed("power"), Released("power")], seconds=0.65)
     assert len(saves) >= 5  # switched on, then every 0.1 s
     assert all(0.09 < b - a < 0.2 for a, b in zip(saves[1:], saves[2:], strict=False)), saves
+
+
+def test_a_state_folder_that_is_a_file_costs_one_line(tmp_path, caplog):
+    not_a_folder = tmp_path / "state"
+    not_a_folder.write_text("")
+    store = GameStore(not_a_folder)
+    assert load_within(store) is None
+    store.save(played=5.0, minutes=60, state="ready")
+    store.save(played=10.0, minutes=60, state="ready")
+    assert warnings_of(caplog) == [f"cannot save the game in {not_a_folder}: not a folder"]

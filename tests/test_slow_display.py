@@ -237,3 +237,17 @@ def test_a_failing_buzzer_does_not_touch_the_led_timing(unit_on_pins, caplog):
         raise AssertionError("no auction with both LED edges within 5 ms")
     assert unit.backend.player._thread.is_alive()
     assert len([r for r in caplog.records if "buzzer error" in r.getMessage()]) == 1
+
+
+def test_a_dead_display_thread_is_restarted_by_the_next_frame(unit_on_pins, caplog):
+    glass = Glass()
+    unit = unit_on_pins(AUCTION, open_display=lambda config: glass)
+    old = unit.backend.worker
+    old._closing.set()  # end the thread as if it had died
+    old._changed.set()
+    old._thread.join(2)
+    old._closing.clear()
+    unit.press("power")
+    assert unit.wait_for(lambda: unit.backend.worker is not old)
+    assert unit.wait_for(lambda: unit.backend.display and unit.backend.display.view == unit.backend.view)
+    assert "the display thread had stopped: restarted" in caplog.text

@@ -285,7 +285,8 @@ def _with_language(handler):
     """Calls a calculator command with the table's language: --lang, else --config's, else French."""
 
     def call(args: argparse.Namespace) -> int:
-        language = args.lang or (_load_config(args).language if args.config else "fr")
+        config = _load_config(args) if args.config else None  # checked even when --lang wins
+        language = args.lang or (config.language if config else "fr")
         stdout = sys.stdout
         sys.stdout = _Printable(stdout)  # names come from files: no escape code reaches the terminal
         try:

@@ -157,7 +157,7 @@ class GameStore:
         """The bytes of game.json if it is a small regular file; never blocks (a FIFO), never follows a link."""
         try:
             mode = os.lstat(self.path).st_mode
-        except FileNotFoundError:
+        except (FileNotFoundError, NotADirectoryError):  # no game; a state "folder" that is a file: save says so
             return None
         except OSError:
             mode = 0
@@ -223,15 +223,17 @@ class GameStore:
     # --- writing ---------------------------------------------------------------------------------
 
     def save(self, played: float, minutes: float | None, state: str) -> None:
-        data = {"format": FORMAT, "played": round(played, 3), "saved_at": self.clocks.wall(), "minutes": minutes}
+        since_boot, wall = self.clocks.since_boot(), self.clocks.wall()  # first: the instant ``played`` is for
+        data = {"format": FORMAT, "played": round(played, 3), "saved_at": wall, "minutes": minutes}
         data["state"] = state
         data |= {"synchronised": self.clocks.synchronised(), "boot": self.clocks.boot()}
-        data["since_boot"] = round(self.clocks.since_boot(), 3)
+        data["since_boot"] = round(since_boot, 3)
         try:
             self._write_atomically(json.dumps(data).encode())
         except OSError as error:
             if not self._save_failed:  # one warning per outage, not one every few seconds
-                log.warning("cannot save the game in %s: %s", self.directory, error.strerror or error)
+                why = "not a folder" if isinstance(error, (FileExistsError, NotADirectoryError)) else error.strerror
+                log.warning("cannot save the game in %s: %s", self.directory, why or error)
                 self._save_failed = True
             return
         if self._save_failed:

@@ -119,6 +119,8 @@ class Runtime:
         if saved is None:
             return
         played = self.store.resume_elapsed(saved)
+        if played > saved.played:  # the outage counted up to now: the game clock restarts at time zero
+            played = max(saved.played, played - (self.clock() - self.start))
         log.warning("resuming the game: %.0f s already played", played)
         if self.trace is not None:
             self.trace.write_record({"t": 0.0, "kind": "resume", "elapsed": round(played, 3)})
@@ -213,5 +215,6 @@ class Runtime:
             self.store.clear()
             self._next_save = None
             return
-        self.store.save(self.unit.game.played(now), self.unit.config.game.minutes, self.unit.state)
+        # Played as of this instant: the store stamps the save with its clocks right away.
+        self.store.save(self.unit.game.played(self.clock()), self.unit.config.game.minutes, self.unit.state)
         self._next_save = now + SAVE_EVERY

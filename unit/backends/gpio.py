@@ -225,6 +225,10 @@ class DisplayWorker:
                 self._idle.clear()
         self._changed.set()
 
+    @property
+    def alive(self) -> bool:
+        return self._thread.is_alive() or self._closing.is_set()
+
     def wait_shown(self, timeout: float) -> bool:
         """Wait until the newest view is on the glass (before a shutdown); False after ``timeout``."""
         return self._idle.wait(timeout)
@@ -413,8 +417,12 @@ class Gpio(Backend):
 
     def show(self, view: views.View) -> None:
         self.view = view
-        if self.worker is not None:
-            self.worker.show(view)
+        if self.worker is None:
+            return
+        if not self.worker.alive:  # never expected: the worker catches every display error
+            log.error("the display thread had stopped: restarted")
+            self._open_display()
+        self.worker.show(view)
 
     def set_led(self, led: LedChanged) -> None:
         if led.mode == LedMode.BLINK and led.hz:

@@ -1,0 +1,18 @@
+"""A few hostile inputs in every `make test` (`make soak` runs hundreds): benchmarks/hostile.py keeps working
+and every outcome is clear or a still-valid file."""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
+
+import hostile  # noqa: E402
+
+
+def test_a_few_mutated_files_give_only_clear_lines():
+    result = hostile.hostile_run(count=len(hostile.MUTATIONS), seed=2026, special=False)
+    assert result["runs"] >= 4 * len(hostile.MUTATIONS)
+    assert result["failures"] == [], result["failures"]
+    assert result["clear"] > result["accepted"]
