@@ -32,8 +32,9 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 
 # The hardware on a Raspberry Pi, the emulator window on a laptop, the unit in the terminal where
 # there is no display (over SSH, say).
+# On a Pi the game in progress is kept in .venv/state (the service's /var/lib/monopoly-city is root's).
 run: $(STAMP_RUN)
-	$(BIN)/monopoly-city run
+	$(BIN)/monopoly-city run$(if $(ON_PI), --state-dir $(VENV)/state)
 
 test: $(STAMP_TEST)
 	$(BIN)/ruff check unit tests benchmarks docs hardware

@@ -39,6 +39,27 @@ def machine() -> str:
     )
 
 
+def startup_limited_rows(st: dict) -> list[tuple[str, str]]:
+    """The start-up figures under the CPU limit (a slow Pi), or why there are none."""
+    g = st.get("limited")
+    if g is None:
+        return [("Start-up under a CPU limit", st["limit"])]
+    auction = g["auction"]["gpio-mock"]["end"]
+    return [
+        (
+            "Process start to READY=1, **10 % of one core**",
+            f"median {g['ready_median_s'] * 1000:.0f} ms, max {g['ready_max_s'] * 1000:.0f} ms",
+        ),
+        ("CPU time to READY=1 (all threads, this machine)", f"median {st['ready_cpu_median_s'] * 1000:.0f} ms"),
+        ("Import time of the package, 10 % of one core", f"median {g['import_median_ms']:.0f} ms"),
+        ("Python's own start (`python -c pass`), 10 % of one core", f"median {g['interpreter_ms']:.0f} ms"),
+        (
+            "Auction end lateness, gpio on mock pins, 10 % of one core",
+            f"median {auction['median_ms']:.2f} ms, max {auction['max_ms']:.2f} ms",
+        ),
+    ]
+
+
 def main() -> None:
     steps = [
         ("timing", lambda: timing_accuracy.measure(runs=5, seconds=6.0)),
@@ -94,6 +115,7 @@ def main() -> None:
             f"median {st['ready_median_s'] * 1000:.0f} ms, max {st['ready_max_s'] * 1000:.0f} ms",
         ),
         ("Import time of the package (`python -X importtime`)", f"median {st['import_median_ms']:.0f} ms"),
+        *startup_limited_rows(st),
         ("Resident memory after start-up", f"{mem['after_start_kib'] / 1024:.1f} MiB"),
         (f"Resident memory after {mem['auctions']} auctions", f"{mem['after_auctions_kib'] / 1024:.1f} MiB"),
         (
@@ -136,6 +158,15 @@ def main() -> None:
         "  again.",
         "- **Start-up** (`startup.py`): `monopoly-city run --backend gpio --pins mock` with a fake",
         "  `NOTIFY_SOCKET`, from `Popen` to `READY=1`; and the cumulative import time of the unit's modules.",
+        f"  Then the same under a CPU limit standing in for a slow Pi: {st['limit']}. `cpulimit.py` sets it:",
+        "  cgroup v1 `mkdir /sys/fs/cgroup/cpu/NAME`, `cpu.cfs_quota_us` 10000, `cpu.cfs_period_us` 100000,",
+        "  the child's PID written to `tasks` before it runs anything (cgroup v2: `cpu.max`; needs root).",
+        "  The package is compiled first (`compileall`, as `install.sh` does), since PYTHONDONTWRITEBYTECODE",
+        "  would otherwise make every start compile it again. Under a quota the wall time moves in steps of",
+        "  the 100 ms period; the CPU time to READY (`/proc/PID/task/*/schedstat`) is the steady figure:",
+        "  10 % of one core turns it into about ten times as much wall time.",
+        "  Under the limit, `timing_accuracy.py`'s auction runs too. Heaviest imports on the way to READY",
+        "  (own time, this machine): " + ", ".join(f"{n} {ms:.1f} ms" for n, ms in st["heaviest"][:8]) + ".",
         "- **Memory** (`memory.py`): VmRSS of a child process running the unit on mock pins, after start-up and",
         "  after 1000 (shortened) auctions. MockPin keeps a history of pin changes for tests; the unit's mock pins",
         "  keep only the last thousand, so memory stays flat however long the unit runs.",

@@ -82,7 +82,8 @@ ensure_polkit() {
     fi
     say "installing polkit (the shutdown button needs it to power the Pi off)"
     if command -v apt-get >/dev/null 2>&1; then
-        apt-get install -y --no-install-recommends polkitd || apt-get install -y policykit-1
+        apt-get install -y --no-install-recommends polkitd || apt-get install -y policykit-1 ||
+            say "could not install polkit: the unit works, but its button cannot power the Pi off"
     else
         say "no apt-get: install polkit yourself, or the shutdown button will not power the Pi off"
     fi

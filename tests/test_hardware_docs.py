@@ -116,6 +116,7 @@ git() {{
         *) command git "$@" ;;
     esac
 }}
+REPO={ROOT}  # the guide asks the reader to set it
 export INSTALL_ARGS="--root {root} --pip-args --no-deps"
 export PIP_DISABLE_PIP_VERSION_CHECK=1
 """
@@ -206,3 +207,20 @@ def test_the_diagram_command_draws_the_shipped_diagram(tmp_path):
     result = subprocess.run(["sh", "-c", command], cwd=tmp_path, capture_output=True, text=True, timeout=60)
     assert result.returncode == 0, result.stderr
     assert (tmp_path / "hardware/wiring.svg").read_text() == (ROOT / "hardware/wiring.svg").read_text()
+
+
+def test_the_bill_of_materials_is_honest_about_soldering():
+    assert "No soldering on the Pi itself" not in README
+    top = README.split("## Wiring")[0]
+    assert "Zero 2 WH" in top and "soldered" in top
+    bom = README.split("## Bill of materials")[1].split("\n## ")[0]
+    assert "Zero 2 WH" in bom and "not a magnetic one" in bom
+
+
+def test_waking_the_pi_and_the_unplug_sign_are_explained():
+    guide = (ROOT / "docs/raspberry-pi.md").read_text(encoding="utf-8")
+    wake = guide.split("## 6. Switching it back on")[1].split("\n## ")[0]
+    for fact in ("GPIO3", "SCL", "electrically safe", "open drain", "Pi 5", "power button"):
+        assert fact in wake, fact
+    assert "green LED" not in guide  # inside the box: the sign is the unit's own screen
+    assert "VOUS POUVEZ DÉBRANCHER" in guide

@@ -100,3 +100,12 @@ def test_the_shutdown_hook_only_acts_on_poweroff_and_halt():
         assert result.returncode == 0 and result.stdout + result.stderr == ""
     text = hook.read_text(encoding="utf-8")
     assert "-m unit.app.halt --config /etc/monopoly-city/config.yaml" in text
+
+
+def test_pillow_lays_text_out_as_the_golden_images_expect():
+    """Without FriBiDi Pillow falls back to its basic layout and every golden image differs by a pixel or two."""
+    from PIL import features
+
+    assert features.check("raqm") and features.check("fribidi"), (
+        "Pillow cannot load libfribidi: install it (apt install libfribidi0; .ci/run does it)"
+    )

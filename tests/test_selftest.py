@@ -5,6 +5,7 @@ from __future__ import annotations
 import dataclasses
 import threading
 
+import pytest
 from luma.core.device import dummy
 
 from unit import i18n
@@ -178,3 +179,14 @@ def test_the_command_exits_1_when_a_part_did_not_answer_and_prints_one_line_per_
     report = out[out.index("Report:") :].splitlines()
     assert len(report) == 8 and report[-1] == "3 part(s) to look at (see above)."
     assert out.startswith("Testing the hardware") and "Mock pins" in out
+
+
+@pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "ten", "1e9"])
+def test_a_bad_timeout_is_refused_before_any_pin_is_touched(value, capsys):
+    from unit.cli import main
+
+    with pytest.raises(SystemExit) as caught:
+        main(["selftest", "--pins", "mock", "--timeout", value])
+    assert caught.value.code == 2
+    err = capsys.readouterr().err
+    assert "expected a number of seconds from 0.1 to 600" in err and "Traceback" not in err

@@ -129,17 +129,26 @@ def test_make_run_installs_the_pi_extra_on_a_pi_and_the_emulator_elsewhere(tmp_p
     on_pi = make_dry_run("run", f"MODEL_FILE={model}")
     assert "-m venv --system-site-packages .venv" in on_pi
     assert "pip install --quiet -e '.[pi]'" in on_pi and "emulator" not in on_pi
+    assert ".venv/bin/monopoly-city run --state-dir .venv/state" in on_pi  # /var/lib/monopoly-city is root's
     assert "pip install --quiet -e '.[dev,emulator,pi]'" in make_dry_run("test", f"MODEL_FILE={model}")
     model.write_bytes(b"Some laptop\x00")
     elsewhere = make_dry_run("run", f"MODEL_FILE={model}")
     assert "pip install --quiet -e '.[emulator]'" in elsewhere and "--system-site-packages" not in elsewhere
+    assert ".venv/bin/monopoly-city run\n" in elsewhere
 
 
-def test_an_image_built_with_root_starts_from_its_final_place(tmp_path):
-    """The venv's scripts name /opt/monopoly-city/venv/bin/python, not the folder the image was built in."""
-    root = tmp_path / "image"
-    result = run_install(root)
+@pytest.fixture(scope="module")
+def image(tmp_path_factory):
+    """One installation into a temporary root, made under umask 077, shared by the tests that only read it."""
+    root = tmp_path_factory.mktemp("image")
+    result = run_install(root, umask=0o077)
     assert result.returncode == 0, result.stderr
+    return root
+
+
+def test_an_image_built_with_root_starts_from_its_final_place(image):
+    """The venv's scripts name /opt/monopoly-city/venv/bin/python, not the folder the image was built in."""
+    root = image
     venv = root / "opt/monopoly-city/venv"
     script = (venv / "bin/monopoly-city").read_text()
     assert script.startswith("#!/opt/monopoly-city/venv/bin/python")
@@ -162,10 +171,8 @@ def test_an_image_built_with_root_starts_from_its_final_place(tmp_path):
         assert version.returncode == 0 and version.stdout.startswith("monopoly-city "), version.stderr
 
 
-def test_install_sets_its_modes_whatever_the_umask(tmp_path):
-    root = tmp_path / "root"
-    result = run_install(root, umask=0o077)
-    assert result.returncode == 0, result.stderr
+def test_install_sets_its_modes_whatever_the_umask(image):
+    root = image
     for relative in (
         "opt/monopoly-city",
         "opt/monopoly-city/venv",
@@ -183,9 +190,8 @@ def test_install_sets_its_modes_whatever_the_umask(tmp_path):
     assert site.stat().st_mode & 0o004
 
 
-def test_a_failed_install_cleans_up_and_keeps_the_installed_unit(tmp_path):
-    root = tmp_path / "root"
-    assert run_install(root).returncode == 0
+def test_a_failed_install_cleans_up_and_keeps_the_installed_unit(image, tmp_path):
+    root = image
     marker = root / "opt/monopoly-city/venv/installed-before"
     marker.write_text("")
     scratch = tmp_path / "tmp"
@@ -194,6 +200,7 @@ def test_a_failed_install_cleans_up_and_keeps_the_installed_unit(tmp_path):
     assert result.returncode != 0
     assert list(scratch.iterdir()) == []  # the build copy is gone
     assert marker.exists()  # the unit installed before is untouched
+    marker.unlink()
     assert sorted(p.name for p in (root / "opt/monopoly-city").iterdir()) == ["docs", "venv"]
 
 

@@ -207,7 +207,23 @@ def _configure_logging(verbose: bool) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="monopoly-city: %(message)s")
 
 
-def build_parser() -> argparse.ArgumentParser:
+def _press_timeout(text: str) -> float:
+    """selftest --timeout: a number of seconds from 0.1 to 600."""
+    try:
+        seconds = float(text)
+    except ValueError:
+        seconds = float("nan")
+    if not 0.1 <= seconds <= 600:  # also refuses nan and inf
+        raise argparse.ArgumentTypeError(f"expected a number of seconds from 0.1 to 600, got {text!r}")
+    return seconds
+
+
+#: The unit's own commands: they never need the calculator.
+UNIT_COMMANDS = ("simulate", "run", "selftest")
+
+
+def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
+    """The whole command line; without ``calculator``, only the unit's commands (a faster start)."""
     parser = argparse.ArgumentParser(
         prog="monopoly-city",
         description="Monopoly City Unit: the game's electronic trading unit, and a rules and rent calculator.",
@@ -271,13 +287,18 @@ def build_parser() -> argparse.ArgumentParser:
     )
     check.add_argument("--lang", choices=["fr", "en"], help="language of the test (default: the configuration's)")
     check.add_argument(
-        "--timeout", type=float, default=10.0, metavar="SECONDS", help="wait this long for each button (default 10)"
+        "--timeout",
+        type=_press_timeout,
+        default=10.0,
+        metavar="SECONDS",
+        help="wait this long for each button (default 10)",
     )
     check.set_defaults(func=cmd_selftest)
 
-    from unit.calculator import commands as calculator
+    if calculator:
+        from unit.calculator import commands as calculator_commands
 
-    calculator.add_commands(commands, _with_language)
+        calculator_commands.add_commands(commands, _with_language)
     return parser
 
 
@@ -341,7 +362,10 @@ def _drop_unwritable_stdout() -> None:
 
 
 def main(argv: list[str] | None = None) -> int:
-    parser = build_parser()
+    argv = sys.argv[1:] if argv is None else argv
+    # The calculator and its editions load only for a command that may need them: on a slow Pi
+    # they are about a fifth of the unit's start (benchmarks/startup.py).
+    parser = build_parser(calculator=not (argv and argv[0] in UNIT_COMMANDS))
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
