@@ -48,13 +48,20 @@ STATION_ICON = (
 
 @cache
 def font(size: int) -> ImageFont.FreeTypeFont:
-    """The vendored DejaVu Sans Bold, so rendering is identical on every machine."""
+    """The vendored DejaVu Sans Bold with Pillow's basic layout, so rendering is identical on every machine.
+
+    The basic layout places hinted glyphs at FreeType's whole-pixel advances: the
+    letter spacing stays even in one bit (with libraqm the unhinted fractional
+    advances leave holes, « BUILD INGS »), and it is what Pillow uses anyway
+    where libraqm/libfribidi are missing.
+    """
     with resources.as_file(FONT) as file:
-        return ImageFont.truetype(str(file), size)
+        return ImageFont.truetype(str(file), size, layout_engine=ImageFont.Layout.BASIC)
 
 
 def text_width(text: str, size: int) -> int:
-    left, _, right, _ = font(size).getbbox(text)
+    """The width ``text`` takes when drawn in one bit (mode "1", as on the OLED)."""
+    left, _, right, _ = font(size).getbbox(text, mode="1")
     return int(right - left)
 
 
