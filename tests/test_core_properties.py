@@ -50,6 +50,8 @@ class Observer:
             if isinstance(output, StateChanged):
                 if self.state == "off" and output.state == "ready":
                     self.powered_at = t
+                    minutes = self.unit.config.game.minutes  # the settings menu may have changed it
+                    self.game_seconds = None if minutes is None else minutes * 60
                 if output.state == "time_up":
                     assert self.game_seconds is not None, "an untimed game ended"
                     assert t >= self.powered_at + self.game_seconds - 1e-6, "time_up came early"

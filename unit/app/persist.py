@@ -20,8 +20,9 @@ import os
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -37,6 +38,7 @@ class SavedGame:
     saved_at: float  # wall-clock time of the save
     minutes: float | None  # the game length then
     state: str  # what was running
+    counts: dict[str, Any] = field(default_factory=dict)  # the evening's counts (none in older files)
 
     def elapsed(self, wall_now: float) -> float:
         """Seconds played now, counting the outage when the wall clock allows it."""
@@ -75,6 +77,7 @@ class GameStore:
                 saved_at=float(data["saved_at"]),
                 minutes=None if data["minutes"] is None else float(data["minutes"]),
                 state=str(data["state"]),
+                counts=data["counts"] if isinstance(data.get("counts"), dict) else {},
             )
             if not (0 <= game.played < 1e7):
                 raise ValueError(f"played {game.played!r} out of range")
@@ -83,9 +86,11 @@ class GameStore:
             return None
         return game
 
-    def save(self, played: float, minutes: float | None, state: str) -> None:
+    def save(self, played: float, minutes: float | None, state: str, counts: dict[str, Any] | None = None) -> None:
         data = {"format": FORMAT, "played": round(played, 3), "saved_at": self.wall(), "minutes": minutes}
         data["state"] = state
+        if counts is not None:
+            data["counts"] = counts
         try:
             self._write_atomically(json.dumps(data).encode())
         except OSError as error:

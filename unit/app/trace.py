@@ -13,7 +13,18 @@ from collections.abc import Iterable
 from typing import IO
 
 from unit import i18n
-from unit.core import BuildDrawn, LedChanged, Output, ScreenChanged, SoundPlayed, StateChanged, SystemRequested, views
+from unit.core import (
+    BuildDrawn,
+    DisplayChanged,
+    LedChanged,
+    Output,
+    ScreenChanged,
+    SettingsChanged,
+    SoundPlayed,
+    StateChanged,
+    SystemRequested,
+    views,
+)
 
 
 def record(t: float, output: Output, words: views.Words) -> dict:
@@ -32,6 +43,10 @@ def record(t: float, output: Output, words: views.Words) -> dict:
             return head | {"kind": "build", "result": result}
         case SystemRequested(action=action):
             return head | {"kind": "system", "action": action}
+        case DisplayChanged(brightness=brightness, dimmed=dimmed):
+            return head | {"kind": "display", "brightness": brightness, "dimmed": dimmed}
+        case SettingsChanged(choices=choices, reset=reset):
+            return head | {"kind": "settings", "values": choices.layer(), "reset": reset}
     raise TypeError(f"not a core output: {output!r}")
 
 
@@ -43,7 +58,9 @@ class TraceWriter:
     """Writes trace lines to a text stream, one per change.
 
     The screen line says what the screen shows in words, so a change the words
-    do not capture (the build result flashing) prints nothing new.
+    do not capture (the build result flashing) prints nothing new; likewise a
+    display line says the brightness and dimming, not the pixel shift. After a
+    ``settings`` line that changes the language, the words follow it.
     """
 
     def __init__(self, stream: IO[str], language: str, *, flush: bool = False):
@@ -52,6 +69,7 @@ class TraceWriter:
         self.words = i18n.words(language)
         self.flush = flush  # real-time traces: every line on disk at once
         self._last_text: str | None = None
+        self._last_display: tuple | None = None
         self._lock = threading.Lock()  # pin changes are traced from gpiozero's threads
 
     def write(self, t: float, outputs: Iterable[Output]) -> None:
@@ -61,7 +79,14 @@ class TraceWriter:
                 if obj["text"] == self._last_text:
                     continue
                 self._last_text = obj["text"]
+            elif obj["kind"] == "display":
+                if (obj["brightness"], obj["dimmed"]) == self._last_display:
+                    continue
+                self._last_display = (obj["brightness"], obj["dimmed"])
             self.write_record(obj)
+            if isinstance(output, SettingsChanged) and output.choices.language != self.language:
+                self.language = output.choices.language
+                self.words = i18n.words(self.language)
 
     def write_record(self, obj: dict) -> None:
         line = dumps(obj) + "\n"

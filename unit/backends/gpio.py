@@ -23,8 +23,20 @@ from typing import Any
 
 from unit.backends import oled as screen
 from unit.backends.base import Backend
-from unit.core import BUTTONS, Button, Config, LedChanged, LedMode, Pressed, Released, SoundPlayed, Switched, views
-from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl
+from unit.core import (
+    BUTTONS,
+    Button,
+    Config,
+    DisplayChanged,
+    LedChanged,
+    LedMode,
+    Pressed,
+    Released,
+    SoundPlayed,
+    Switched,
+    views,
+)
+from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl, Volume
 from unit.errors import HardwareError
 
 log = logging.getLogger(__name__)
@@ -89,6 +101,10 @@ def open_dummy(settings: DisplaySettings):
     return dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1")
 
 
+#: The sound volume as the passive buzzer's PWM duty cycle (0.5 is the loudest square wave).
+VOLUME_DUTY = {Volume.OFF: 0.0, Volume.LOW: 0.05, Volume.HIGH: 0.5}
+
+
 class TonePlayer:
     """Plays one sound at a time on the buzzer, from its own thread; a new sound cuts the old one.
 
@@ -99,6 +115,7 @@ class TonePlayer:
     def __init__(self, buzzer, passive: bool):
         self.buzzer = buzzer
         self.passive = passive
+        self.duty = 0.5  # the volume (VOLUME_DUTY); 0: silent
         self._lock = threading.Lock()
         self._wake = threading.Event()
         self._next: tuple | None = None
@@ -132,10 +149,12 @@ class TonePlayer:
             self._silence()
 
     def _sound(self, hz: float) -> None:
-        if hz <= 0:
+        if hz <= 0 or self.duty <= 0:
             self._silence()
         elif self.passive:
             self.buzzer.play(hz)
+            if self.duty != 0.5:
+                self.buzzer.pwm_device.value = self.duty  # quieter: a narrower pulse
         else:
             self.buzzer.on()
 
@@ -167,6 +186,7 @@ class Gpio(Backend):
         self.trace = trace  # with mock pins, LED and buzzer pin changes are traced
         self.display: screen.Display | None = None
         self.view: views.View = views.Off()
+        self.display_state: DisplayChanged | None = None  # brightness, dimming, pixel shift
         self._display_retry_at: float | None = None
         self._display_outage = False
         self._ignored_until_released: set[Button] = set()
@@ -218,6 +238,7 @@ class Gpio(Backend):
         else:
             self.buzzer = Buzzer(pins.buzzer, pin_factory=self.factory)
         self.player = TonePlayer(self.buzzer, passive=passive)
+        self.player.duty = VOLUME_DUTY[buzzer.volume]
 
     def _wire_inputs(self) -> None:
         switch = self.config.power.control == PowerControl.SWITCH
@@ -265,6 +286,8 @@ class Gpio(Backend):
             self._display_failed(f"cannot open the display: {error}")
             return
         self.display = screen.Display(device, self.config.language)
+        if self.display_state is not None:
+            self.set_display(self.display_state)
         self._draw(self.view)
         if self.display is not None and self._display_outage:
             log.warning("the display is back")
@@ -310,6 +333,25 @@ class Gpio(Backend):
     def play(self, sound: SoundPlayed) -> None:
         if self.player is not None:
             self.player.play(sound.tones)
+
+    def set_display(self, display: DisplayChanged) -> None:
+        self.display_state = display
+        if self.display is None:
+            return
+        try:
+            self.display.adjust(display)  # the contrast command, and a redraw when the picture moves
+        except Exception as error:  # an I2C error: as for a frame
+            self._display_failed(f"display error: {error}")
+
+    def retune(self, config: Config) -> None:
+        self.config = config
+        if self.player is not None:
+            self.player.duty = VOLUME_DUTY[config.buzzer.volume]
+        if self.display is not None:
+            try:
+                self.display.set_language(config.language)
+            except Exception as error:
+                self._display_failed(f"display error: {error}")
 
     def inject(self, event) -> None:
         """Scripted inputs drive the mock pins, so the whole path from the pin edge runs."""
