@@ -80,8 +80,10 @@ class TraceWriter:
                     continue
                 self._last_text = obj["text"]
             elif obj["kind"] == "display":
+                if self._last_display is None:  # the screen starts lit at the configured brightness
+                    self._last_display = (obj["brightness"], False)
                 if (obj["brightness"], obj["dimmed"]) == self._last_display:
-                    continue
+                    continue  # only the pixel shift changed
                 self._last_display = (obj["brightness"], obj["dimmed"])
             self.write_record(obj)
             if isinstance(output, SettingsChanged) and output.choices.language != self.language:
