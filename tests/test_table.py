@@ -412,3 +412,24 @@ def test_old_scenarios_give_the_same_states_led_and_builds_at_the_same_times(nam
     first_press = same(before, ("state",))[0]["t"]
     sounds_now = [r for r in same(now, ("sound",)) if r["t"] >= first_press and r["name"] != "welcome"]
     assert sounds_now == [r for r in same(before, ("sound",)) if r["t"] >= first_press]
+
+
+def test_the_real_command_with_a_corrupt_settings_file_warns_once_and_resumes_the_game(tmp_path, write_yaml):
+    import subprocess
+    import sys
+    import time
+
+    (tmp_path / FILENAME).write_bytes(b"\x00\xffnot settings")
+    GameStore(tmp_path).save(600.0, 60, "ready")
+    script = write_yaml("s.yaml", "until: 0.3\n")
+    trace = tmp_path / "trace.jsonl"
+    command = [sys.executable, "-m", "unit", "run", "--backend", "headless", "--script", script]
+    command += ["--state-dir", str(tmp_path), "--trace", str(trace)]
+    started = time.time()
+    result = subprocess.run(command, capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    about_settings = [line for line in result.stderr.splitlines() if FILENAME in line]
+    assert len(about_settings) == 1 and "ignoring" in about_settings[0]
+    assert "Traceback" not in result.stderr
+    first = json.loads(trace.read_text(encoding="utf-8").splitlines()[0])
+    assert first["kind"] == "resume" and 600.0 <= first["elapsed"] < 600.0 + (time.time() - started) + 1
