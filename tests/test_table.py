@@ -169,9 +169,9 @@ def test_the_summary_follows_the_end_of_the_game():
     assert screens(records)[-6:] == [
         (240.0, "FIN DE PARTIE · Comptez vos fortunes"),
         (248.0, "BILAN · Temps de jeu : 4 min"),
-        (252.0, "BILAN · Enchères : 3 adjugées · 1 annulées"),
+        (252.0, "BILAN · Enchères : adjugées 3 · annulées 1"),
         (256.0, f"BILAN · Constructions : {builds}"),
-        (260.0, "BILAN · Série record : 2 adjugées de suite"),
+        (260.0, "BILAN · Série record : 2 de suite"),
         (264.0, "FIN DE PARTIE · Comptez vos fortunes"),
     ]
     assert states(records)[-1] == (240.0, "time_up")
@@ -184,7 +184,7 @@ def test_a_press_after_the_game_shows_the_summary_again():
     assert shown[:3] == [
         (84.0, "FIN DE PARTIE · Comptez vos fortunes"),
         (100.0, "BILAN · Temps de jeu : 1 min"),
-        (101.0, "BILAN · Enchères : 0 adjugées · 0 annulées"),
+        (101.0, "BILAN · Enchères : adjugées 0 · annulées 0"),
     ]
     assert shown[-1] == (113.0, "FIN DE PARTIE · Comptez vos fortunes")  # then in turn, 4 s a page
     assert kinds(records, "build") == [] and states(records)[-1] == (60.0, "time_up")
@@ -433,3 +433,27 @@ def test_the_real_command_with_a_corrupt_settings_file_warns_once_and_resumes_th
     assert "Traceback" not in result.stderr
     first = json.loads(trace.read_text(encoding="utf-8").splitlines()[0])
     assert first["kind"] == "resume" and 600.0 <= first["elapsed"] < 600.0 + (time.time() - started) + 1
+
+
+def test_every_screen_appears_in_both_user_guides_with_its_image():
+    from unit.core import views
+
+    root = Path(__file__).parent.parent
+    new = ["welcome", "confirm_off", "summary_played", "summary_auctions", "summary_builds", "summary_streak"]
+    new += [name for name in views.SAMPLES if name.startswith("menu_") and not name.startswith("menu_language")]
+    new.append("menu_language")  # menu_language.png or menu_language_en.png
+    for guide, language in (("docs/user-guide.md", "fr"), ("docs/user-guide.en.md", "en")):
+        text = (root / guide).read_text(encoding="utf-8")
+        missing = [name for name in new if f"images/{language}/{name}" not in text]
+        assert not missing, f"{guide}: {missing}"
+
+
+def test_the_settings_menu_example_prints_what_simulate_md_says(capsys):
+    root = Path(__file__).parent.parent
+    doc = (root / "docs/simulate.md").read_text(encoding="utf-8")
+    section = doc.split("Excerpts of `monopoly-city simulate docs/examples/settings-menu.yaml`:")[1]
+    documented = [line for line in section.split("```\n")[1].split("```")[0].splitlines() if line.startswith("{")]
+    assert len(documented) > 15
+    assert main(["simulate", str(root / "docs/examples/settings-menu.yaml")]) == 0
+    printed = capsys.readouterr().out.splitlines()
+    assert [line for line in documented if line not in printed] == []

@@ -245,6 +245,12 @@ class Painter:
         self.header(draw, w("screen.summary"), index + 1, len(views.SUMMARY_PAGES))
         title, line = views.summary_lines(view, w)
         centred(draw, 25, title, fitting_size(title, 12))
+        if view.page == SummaryPage.AUCTIONS:  # « adjugées 14 · annulées 3 »: one count a line
+            first, _, second = line.partition(" · ")
+            size = min(fitting_size(first, 13), fitting_size(second, 13))
+            centred(draw, 42, first, size)
+            centred(draw, 56, second, size)
+            return
         if view.page != SummaryPage.BUILDS:
             size = 24 if view.page == SummaryPage.PLAYED else 14
             centred(draw, 48, line, fitting_size(line, size))
