@@ -230,10 +230,10 @@ class Layers:
             ),
             display=DisplaySettings(
                 DisplayDriver(display["driver"]),
-                *(display[k] for k in DISPLAY_KEYS),
-                Brightness(display["brightness"]),
-                display["dim_after_minutes"],
-                display["shift_minutes"],
+                **{k: display[k] for k in DISPLAY_KEYS},
+                brightness=Brightness(display["brightness"]),
+                dim_after_minutes=display["dim_after_minutes"],
+                shift_minutes=display["shift_minutes"],
             ),
             menu=MenuSettings(**m["menu"]),
         )

@@ -279,7 +279,8 @@ class Emulator(Backend):
     def pixel_colour(self) -> tuple[int, int, int]:
         """A lit pixel at the current contrast: a dimmed OLED still glows a little."""
         level = 0.35 + 0.65 * self.contrast / 255
-        return tuple(round(PIXEL_OFF[i] + (PIXEL_ON[i] - PIXEL_OFF[i]) * level) for i in range(3))
+        red, green, blue = (round(off + (on - off) * level) for off, on in zip(PIXEL_OFF, PIXEL_ON, strict=True))
+        return red, green, blue
 
     # --- drawing ------------------------------------------------------------------------------
 

@@ -58,7 +58,8 @@ class Tally:
         def count(value: Any) -> int:
             return value if isinstance(value, int) and not isinstance(value, bool) and 0 <= value < 10**6 else 0
 
-        builds = data.get("builds") if isinstance(data.get("builds"), dict) else {}
+        raw = data.get("builds")
+        builds: dict[str, Any] = raw if isinstance(raw, dict) else {}
         return cls(
             auctions=count(data.get("auctions")),
             sold=count(data.get("sold")),

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, replace
 from enum import StrEnum
+from typing import Any
 
 from unit.core.settings import Brightness, Config, Volume
 
@@ -33,7 +34,7 @@ VOLUMES: tuple[Volume, ...] = tuple(Volume)
 BRIGHTNESSES: tuple[Brightness, ...] = tuple(Brightness)
 
 
-def next_value(options: tuple, current):
+def next_value(options: tuple[Any, ...], current: Any) -> Any:
     """The option after ``current``; from a value not in the list, the first one above it."""
     if current in options:
         return options[(options.index(current) + 1) % len(options)]
@@ -111,7 +112,7 @@ class Choices:
             display=replace(config.display, brightness=self.brightness),
         )
 
-    def layer(self) -> dict:
+    def layer(self) -> dict[str, Any]:
         """The choices as a configuration layer (the keys of unit/app/defaults.yaml)."""
         return {
             "language": self.language,
