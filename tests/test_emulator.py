@@ -215,3 +215,17 @@ def test_the_settings_menu_by_keys_saves_and_applies_at_once(tmp_path):
         assert runtime.unit.state == "off"
     finally:
         backend.close()
+
+
+def test_contrast_and_volume_follow_the_settings(emu):
+    from unit.core import DisplayChanged, SoundPlayed
+    from unit.core.settings import Brightness
+
+    runtime, backend = emu()
+    backend.set_display(DisplayChanged(Brightness.LOW, dimmed=True))
+    assert backend.pixel_colour() < emulator.PIXEL_ON  # a dimmed OLED glows less
+    backend.set_display(DisplayChanged(Brightness.HIGH))
+    assert backend.pixel_colour() == emulator.PIXEL_ON
+    backend.retune(configuration.load(({"buzzer": {"volume": "off"}, "language": "en"}, "test")))
+    backend.play(SoundPlayed("click"))
+    assert backend._channel is None and backend.words("emulator.build") == "BUILD"

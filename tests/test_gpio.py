@@ -341,3 +341,14 @@ def test_the_settings_menu_on_mock_pins_saves_the_file(tmp_path):
         assert runtime.unit.config.auction.seconds == 30
     finally:
         backend.close()
+
+
+def test_the_volume_is_the_buzzer_pins_duty_cycle(unit_on_pins):
+    pins = PinRecorder()
+    unit = unit_on_pins({"buzzer": {"volume": "low"}}, trace=pins)
+    time.sleep(0.6)  # the welcome chime ends
+    pins.records.clear()
+    unit.press("power")
+    assert unit.wait_for(lambda: len(pins.tones()) >= 3)
+    duties = {r["value"] for r in pins.records if r["pin"] == "buzzer" and r["value"] > 0}
+    assert duties == {0.05}  # low: a narrow pulse (high is 0.5)

@@ -151,10 +151,11 @@ class TonePlayer:
     def _sound(self, hz: float) -> None:
         if hz <= 0 or self.duty <= 0:
             self._silence()
-        elif self.passive:
+        elif self.passive and self.duty == 0.5:
             self.buzzer.play(hz)
-            if self.duty != 0.5:
-                self.buzzer.pwm_device.value = self.duty  # quieter: a narrower pulse
+        elif self.passive:  # quieter: the same tone with a narrower pulse (TonalBuzzer.play is always 0.5)
+            self.buzzer.pwm_device.pin.frequency = hz
+            self.buzzer.pwm_device.value = self.duty
         else:
             self.buzzer.on()
 
