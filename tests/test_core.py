@@ -28,7 +28,7 @@ def test_power_on_is_ready_at_once():
     """« Allumez l'unité électronique à l'aide du bouton ON/OFF placé en-dessous. »"""
     records = simulate_records(10, [POWER_ON])
     assert states(records) == [(0.0, "ready")]
-    assert kinds(records, "sound")[0]["name"] == "power_on"
+    assert [r["name"] for r in kinds(records, "sound")] == ["welcome", "power_on"]  # the chime came at start
     assert kinds(records, "led") == []  # the LED stays dark
 
 
@@ -38,10 +38,15 @@ def test_unit_starts_off_and_idle():
     assert unit.next_deadline() is None  # nothing to wake up for: zero idle work
 
 
+SINGLE_PRESS_OFF = {"power": {"confirm_off": False}}
+WELCOME_FR = "MONOPOLY CITY · ON/OFF : jouer · ENCHÈRES 2 s : réglages"
+
+
 def test_power_button_toggles_off_and_on():
-    records = simulate_records(30, [POWER_ON, {"at": 10, "press": "power"}, {"at": 20, "press": "power"}])
+    events = [POWER_ON, {"at": 10, "press": "power"}, {"at": 20, "press": "power"}]
+    records = simulate_records(30, events, SINGLE_PRESS_OFF)
     assert states(records) == [(0.0, "ready"), (10.0, "off"), (20.0, "ready")]
-    assert kinds(records, "screen")[-2]["text"] == ""  # off: the screen is dark
+    assert kinds(records, "screen")[-2]["text"] == WELCOME_FR  # off: the welcome screen again
 
 
 def test_latching_switch_position_is_the_state():
@@ -140,7 +145,7 @@ def test_deal_uses_the_same_countdown():
 
 def test_auction_is_ignored_while_off():
     records = simulate_records(100, [{"at": 10, "press": "auction"}])
-    assert records == []
+    assert [r["kind"] for r in records] == ["screen", "sound"]  # only the welcome screen and chime, at 0
 
 
 # --- building -------------------------------------------------------------------------------
@@ -270,8 +275,8 @@ def test_time_up_stays_until_off_and_on_which_starts_a_new_hour():
 
 
 def test_off_and_on_mid_game_starts_a_new_hour():
-    events = [POWER_ON, {"at": 1800, "press": "power"}, {"at": 1801, "press": "power"}]
-    assert states(simulate_records(6000, events))[-1] == (5401.0, "time_up")
+    events = [POWER_ON, {"at": 1800, "press": "power"}, {"at": 1801, "press": "power"}, {"at": 1802, "press": "power"}]
+    assert states(simulate_records(6000, events))[-1] == (5402.0, "time_up")  # ON/OFF twice is off: asked first
 
 
 def test_two_hour_game_marks_the_first_hour():
@@ -323,7 +328,7 @@ def test_ready_screen_shows_time_left_and_the_game_length():
 
 def test_english_screen_text():
     records = simulate_records(30, [POWER_ON, {"at": 10, "press": "auction"}], {"language": "en"})
-    assert [r["text"] for r in kinds(records, "screen")][:2] == ["LEFT 1h00 · GAME 1h00", "AUCTION 50"]
+    assert [r["text"] for r in kinds(records, "screen")][1:3] == ["LEFT 1h00 · GAME 1h00", "AUCTION 50"]
 
 
 def test_led_outputs_only_on_change():

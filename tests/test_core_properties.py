@@ -1,4 +1,9 @@
-"""Random presses, holds and switch flips thrown at the core: its invariants always hold."""
+"""Random presses, holds and switch flips thrown at the core: its invariants always hold.
+
+Besides the random sessions, the hazards of an evening at the table: two buttons at once, a button held
+through a change of state, a press during the welcome chime, a press in the settings menu at the very
+instant it times out.
+"""
 
 from __future__ import annotations
 
@@ -8,7 +13,8 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from unit.app import config as configuration
-from unit.core import LedChanged, Pressed, Released, SoundPlayed, StateChanged, Switched, Unit
+from unit.core import DisplayChanged, LedChanged, Pressed, Released, SoundPlayed, StateChanged, Switched, Unit, views
+from unit.core.sounds import SOUNDS, Sound
 
 BUTTONS = ("power", "auction", "build")
 
@@ -24,7 +30,9 @@ configs = st.fixed_dictionaries(
             {"minutes": st.sampled_from([None, 1, 2, 5]), "final_warning_minutes": st.sampled_from([0, 0.5, 1])}
         ),
         "auction": st.fixed_dictionaries({"seconds": st.sampled_from([6, 20, 50]), "warning_seconds": st.just(5)}),
-        "power": st.fixed_dictionaries({"control": st.sampled_from(["button", "switch"])}),
+        "power": st.fixed_dictionaries(
+            {"control": st.sampled_from(["button", "switch"]), "confirm_off": st.booleans()}
+        ),
         "build": st.fixed_dictionaries({"spin_seconds": st.sampled_from([0, 1.5]), "show_seconds": st.just(10)}),
     }
 )
@@ -39,6 +47,8 @@ class Observer:
         self.state = "off"
         self.powered_at: float | None = None
         self.last_t = 0.0
+        self.pressed_now = False
+        self.started = False
 
     def see(self, t: float, outputs: list) -> None:
         assert t >= self.last_t, "the clock ran backwards"
@@ -50,14 +60,26 @@ class Observer:
             if isinstance(output, StateChanged):
                 if self.state == "off" and output.state == "ready":
                     self.powered_at = t
+                    minutes = self.unit.config.game.minutes  # the settings menu may have changed it
+                    self.game_seconds = None if minutes is None else minutes * 60
                 if output.state == "time_up":
                     assert self.game_seconds is not None, "an untimed game ended"
                     assert t >= self.powered_at + self.game_seconds - 1e-6, "time_up came early"
                 self.state = output.state
+            if isinstance(output, DisplayChanged) and output.dimmed:
+                assert not self.pressed_now, "a press left the screen dimmed"
+        self.pressed_now = False
         led: LedChanged = self.unit.led
         if led.mode != "off":
             assert self.unit.state in ("countdown", "warning"), f"LED {led} lit in {self.unit.state}"
         assert self.unit.state == self.state
+        unit = self.unit
+        if unit.state == "settings":
+            assert unit.game is None and isinstance(unit.view, views.Menu), "a menu with a game running"
+        if isinstance(unit.view, views.Confirm):
+            assert unit.state in ("ready", "countdown", "warning", "build"), f"asked to switch off in {unit.state}"
+        if self.started and not unit.halted:
+            assert not isinstance(unit.view, views.Off), "a dark screen after the start"
 
 
 def play(unit: Unit, observer: Observer, session) -> None:
@@ -73,6 +95,8 @@ def play(unit: Unit, observer: Observer, session) -> None:
             pending.append((t + seconds, 2 * n + 1, Released(what)))
     pending.sort(key=lambda p: (p[0], p[1]))
     down: set[str] = set()
+    observer.see(0.0, unit.start(0.0))
+    observer.started = True
     for at, _, event in pending:
         if isinstance(event, Pressed):
             if event.button in down:
@@ -84,6 +108,7 @@ def play(unit: Unit, observer: Observer, session) -> None:
             down.discard(event.button)
         while (deadline := unit.next_deadline()) is not None and deadline <= at:
             observer.see(deadline, unit.advance(deadline))
+        observer.pressed_now = isinstance(event, Pressed | Switched)
         observer.see(at, unit.handle(event, at))
     end = t + 4000
     while (deadline := unit.next_deadline()) is not None and deadline <= end:
@@ -95,3 +120,38 @@ def test_random_play_keeps_the_invariants(session, overrides, seed):
     config = configuration.load((overrides, "hypothesis"))
     unit = Unit(config, random.Random(seed))
     play(unit, Observer(unit, config.game.minutes), session)
+
+
+# --- the hazards of an evening ----------------------------------------------------------------
+
+CHIME = sum(ms for _, ms in SOUNDS[Sound.WELCOME]) / 1000
+MENU_TIMEOUT = 30.0
+OPEN_AT = 0.25  # ENCHÈRES goes down during the welcome chime; the menu opens 2 s later, at 2.25
+#: Gaps that make the hazards likely: at once, within the chime, on the menu's timeout exactly
+#: (30 s after the last press in the menu, or 32 s after the hold that opened it), or anything.
+hazard_gaps = st.one_of(
+    st.just(0.0), st.floats(0.0, CHIME), st.just(MENU_TIMEOUT), st.just(MENU_TIMEOUT + 2.0), st.floats(0.0, 40.0)
+)
+hazard_sessions = st.lists(st.tuples(hazard_gaps, gestures), max_size=30)
+
+
+@given(session=hazard_sessions, menu_first=st.booleans(), overrides=configs, seed=st.integers(0, 2**32))
+def test_the_hazards_of_an_evening_keep_the_invariants(session, menu_first, overrides, seed):
+    menu = {"hold_seconds": 2, "leave_after_seconds": MENU_TIMEOUT}
+    config = configuration.load(({**overrides, "menu": menu}, "hazards"))
+    unit = Unit(config, random.Random(seed))
+    if menu_first:
+        session = [(OPEN_AT, ("hold", "auction", 2.5)), *session]
+    play(unit, Observer(unit, config.game.minutes), session)
+
+
+def test_a_press_at_the_instant_the_menu_times_out_acts_on_the_welcome_screen():
+    """The deadline fires first (as everywhere): the menu has closed, so ON/OFF switches on."""
+    unit = Unit(configuration.load())
+    unit.start(0.0)
+    unit.handle(Pressed("auction"), 0.25)
+    unit.advance(2.25)
+    unit.handle(Released("auction"), 2.5)
+    assert unit.state == "settings"
+    out = unit.handle(Pressed("power"), 32.25)
+    assert [o.state for o in out if isinstance(o, StateChanged)] == ["off", "ready"]

@@ -180,3 +180,52 @@ def test_no_audio_device_runs_mute_with_one_log_line(emu, monkeypatch, caplog):
     assert [r.getMessage() for r in caplog.records if "mute" in r.getMessage()] == [
         "no audio device (ALSA: Couldn't open audio device): the emulator runs mute"
     ]
+
+
+def test_the_settings_menu_by_keys_saves_and_applies_at_once(tmp_path):
+    """Hold E on the welcome screen, C changes the game length, E moves on, C switches to English, O leaves."""
+    import json
+
+    from unit.app.settings import FILENAME, SettingsStore
+
+    config = configuration.load(({"menu": {"hold_seconds": 0.2}}, "test"))
+    backend = emulator.Emulator(config)
+    runtime = Runtime(Unit(config), backend, settings=SettingsStore(tmp_path))
+    runtime.open()
+    try:
+        key("e")
+        settle(runtime, 0.3)
+        key("e", down=False)
+        settle(runtime)
+        assert runtime.unit.state == "settings"
+        for name in ("c", "e", "e", "c"):  # game 1 h -> 1 h 30; auction; language -> English
+            key(name)
+            settle(runtime)
+            key(name, down=False)
+            settle(runtime)
+        saved = json.loads((tmp_path / FILENAME).read_text(encoding="utf-8"))["settings"]
+        assert saved["game"] == {"minutes": 90} and saved["language"] == "en"
+        # At once: the window's words and the OLED are in English.
+        assert backend.words("emulator.auction") == "AUCTION"
+        assert oled_shows(backend, screen.render(runtime.unit.view, "en"))
+        key("o")
+        settle(runtime)
+        key("o", down=False)
+        settle(runtime)
+        assert runtime.unit.state == "off"
+    finally:
+        backend.close()
+
+
+def test_contrast_and_volume_follow_the_settings(emu):
+    from unit.core import DisplayChanged, SoundPlayed
+    from unit.core.settings import Brightness
+
+    runtime, backend = emu()
+    backend.set_display(DisplayChanged(Brightness.LOW, dimmed=True))
+    assert backend.pixel_colour() < emulator.PIXEL_ON  # a dimmed OLED glows less
+    backend.set_display(DisplayChanged(Brightness.HIGH))
+    assert backend.pixel_colour() == emulator.PIXEL_ON
+    backend.retune(configuration.load(({"buzzer": {"volume": "off"}, "language": "en"}, "test")))
+    backend.play(SoundPlayed("click"))
+    assert backend._channel is None and backend.words("emulator.build") == "BUILD"

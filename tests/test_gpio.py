@@ -125,6 +125,8 @@ class PinRecorder:
 def test_buzzer_pin_gets_the_tones(unit_on_pins):
     pins = PinRecorder()
     unit = unit_on_pins(trace=pins)
+    time.sleep(0.6)  # the welcome chime ends
+    pins.records.clear()
     unit.press("power")
     assert unit.wait_for(lambda: len(pins.tones()) >= 3)
     assert pins.tones()[:3] == [2093, 2637, 3136]  # power_on, through TonalBuzzer
@@ -257,6 +259,7 @@ def test_latching_switch_position_at_start_is_the_state():
 def test_active_buzzer_beeps_the_rhythm(unit_on_pins):
     unit = unit_on_pins({"buzzer": {"type": "active"}})
     buzzer = unit.pin("buzzer")
+    time.sleep(0.6)  # the welcome chime ends
     buzzer.clear_states()
     unit.press("power")
     assert unit.wait_for(lambda: len(buzzer.states) >= 3)
@@ -299,3 +302,53 @@ def test_an_intermittent_display_keeps_the_timing_exact(unit_on_pins):
     quick_auction(unit).assert_states_and_times(QUICK_AUCTION_BLINKS)
     assert FlakyDisplay.calls > 3
     assert unit.wait_for(lambda: unit.backend.display is not None and unit.backend.display.view == unit.backend.view)
+
+
+def test_the_settings_menu_on_mock_pins_saves_the_file(tmp_path):
+    """Pin presses only: hold ENCHÈRES on the welcome screen, CONSTRUCTION changes, ON/OFF leaves."""
+    import json
+
+    from unit.app.settings import FILENAME, SettingsStore
+
+    config = configuration.load(({**QUICK, "menu": {"hold_seconds": 0.2}}, "test"))
+    backend = Gpio(config, pins="mock")
+    runtime = Runtime(Unit(config), backend, settings=SettingsStore(tmp_path))
+    runtime.open()
+    pin = lambda name: backend.factory.pin(PINS[name])  # noqa: E731
+
+    def press(name, hold=0.05):
+        pin(name).drive_low()
+        end = time.monotonic() + hold
+        while time.monotonic() < end:
+            runtime.step(max_wait=0.01)
+        pin(name).drive_high()
+        for _ in range(5):
+            runtime.step(max_wait=0.01)
+
+    try:
+        press("auction", hold=0.35)
+        assert runtime.unit.state == "settings"
+        press("auction")  # the auction length
+        press("build")  # 1.2 s (QUICK) -> 30 s, the first of the list above it
+        press("auction")
+        press("auction")
+        press("build")  # sound: high -> off
+        saved = json.loads((tmp_path / FILENAME).read_text(encoding="utf-8"))["settings"]
+        assert saved["auction"] == {"seconds": 30} and saved["buzzer"] == {"volume": "off"}
+        assert backend.player.duty == 0.0  # silent at once
+        press("power")
+        assert runtime.unit.state == "off"
+        assert runtime.unit.config.auction.seconds == 30
+    finally:
+        backend.close()
+
+
+def test_the_volume_is_the_buzzer_pins_duty_cycle(unit_on_pins):
+    pins = PinRecorder()
+    unit = unit_on_pins({"buzzer": {"volume": "low"}}, trace=pins)
+    time.sleep(0.6)  # the welcome chime ends
+    pins.records.clear()
+    unit.press("power")
+    assert unit.wait_for(lambda: len(pins.tones()) >= 3)
+    duties = {r["value"] for r in pins.records if r["pin"] == "buzzer" and r["value"] > 0}
+    assert duties == {0.05}  # low: a narrow pulse (high is 0.5)

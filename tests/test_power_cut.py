@@ -66,7 +66,8 @@ def test_state_changes_save_and_a_deliberate_off_clears(tmp_path):
     runtime = run_headless(store, [Pressed("power"), Released("power")])
     assert runtime.unit.state == "ready"
     assert store.load() is not None
-    run = run_headless(store, [Pressed("power"), Released("power")])  # resumes, then switched off on purpose
+    # Resumes, then switched off on purpose: ON/OFF twice (the second press answers « ÉTEINDRE ? »).
+    run = run_headless(store, [Pressed("power"), Released("power"), Pressed("power"), Released("power")])
     assert run.unit.state == "off"
     assert store.load() is None
 
@@ -87,10 +88,20 @@ def test_resume_starts_the_trace_and_shows_that_it_resumed(tmp_path):
     assert 2999 < runtime.unit.game.end - runtime.start < 3001  # 50 minutes left
 
 
-def test_a_game_resumed_after_its_end_is_over(tmp_path):
+def test_a_game_saved_at_its_end_is_not_resumed(tmp_path):
+    """It does not boot into the end-of-game tune: the welcome screen, and the trace says why."""
+    import io
+
+    from unit.app.trace import TraceWriter
+
     store = GameStore(tmp_path)
     store.save(played=3700.0, minutes=60, state="time_up")
-    assert run_headless(store, []).unit.state == "time_up"
+    out = io.StringIO()
+    assert run_headless(store, [], trace=TraceWriter(out, "fr")).unit.state == "off"
+    first = json.loads(out.getvalue().splitlines()[0])
+    assert first["kind"] == "not_resumed" and first["reason"] == "over"
+    assert '"name": "welcome"' in out.getvalue() and "game_over" not in out.getvalue()
+    assert store.load() is None
 
 
 def wait_for_line(path: Path, needle: str, timeout: float = 10.0) -> str:
@@ -325,9 +336,9 @@ def test_a_running_game_is_saved_every_few_seconds(tmp_path, monkeypatch):
     saves = []
 
     class Counting(GameStore):
-        def save(self, played, minutes, state):
+        def save(self, played, minutes, state, counts=None):
             saves.append(played)
-            super().save(played, minutes, state)
+            super().save(played, minutes, state, counts)
 
     run_headless(Counting(tmp_path), [Pressed("power"), Released("power")], seconds=0.65)
     assert len(saves) >= 5  # switched on, then every 0.1 s

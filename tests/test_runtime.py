@@ -100,10 +100,11 @@ def test_frames_are_written_once_per_distinct_frame(tmp_path, capsys, write_yaml
     status = main(["run", "--backend", "headless", "--script", script, "--frames", str(frames), "--trace", str(trace)])
     assert status == 0
     names = sorted(p.name for p in frames.iterdir())
-    # ready, countdown 1, warning 1, sold banner: four distinct pictures
-    assert len(names) == 4 and names[0].startswith("frame-0001-")
+    # welcome, ready, countdown 1, warning 1, sold banner: five distinct pictures
+    assert len(names) == 5 and names[0].startswith("frame-0001-")
     texts = [json.loads(line) for line in trace.read_text(encoding="utf-8").splitlines()]
     assert [r["text"] for r in texts if r["kind"] == "screen"] == [
+        "MONOPOLY CITY · ON/OFF : jouer · ENCHÈRES 2 s : réglages",
         "RESTE 1h00 · PARTIE 1h00",
         "ENCHÈRES 1",
         "ENCHÈRES 1 !",

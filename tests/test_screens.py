@@ -75,3 +75,21 @@ def test_countdown_bar_shrinks_with_the_seconds_left():
         return sum(1 for x in range(128) if image.getpixel((x, 60)))
 
     assert bar_pixels(50) > bar_pixels(25) > bar_pixels(5) > 0
+
+
+def test_the_pixel_shift_moves_the_whole_picture_and_dimming_lowers_the_contrast():
+    from unit.core import DisplayChanged
+    from unit.core.settings import Brightness
+
+    device = dummy(width=128, height=64, mode="1")
+    display = screen.Display(device, "fr")
+    display.show(views.Welcome())
+    still = device.image.copy()
+    display.adjust(DisplayChanged(Brightness.HIGH, dimmed=True, shift=(1, 1)))
+    moved = device.image
+    assert display.contrast == screen.DIMMED
+    left, top, right, bottom = still.getbbox()
+    assert moved.getbbox() == (left + 1, top + 1, min(right + 1, 128), min(bottom + 1, 64))
+    assert list(moved.crop((1, 1, 128, 64)).getdata()) == list(still.crop((0, 0, 127, 63)).getdata())
+    display.adjust(DisplayChanged(Brightness.MEDIUM))
+    assert display.contrast == screen.CONTRAST[Brightness.MEDIUM] and device.image.getbbox() == still.getbbox()

@@ -181,7 +181,7 @@ def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path)
     try:
         config = configuration.load(({"language": "fr"}, "test"))
         ready = next(o.view for o in Unit(config).handle(Pressed("power"), 0.0) if isinstance(o, ScreenChanged))
-        tmux.wait_for(shows(views.Off()))
+        tmux.wait_for(shows(views.Welcome()))  # the welcome screen at start
         tmux("send-keys", "-t", "unit", "o")
         lines = tmux.wait_for(shows(ready))
         assert any("♪ power_on" in line for line in lines)

@@ -75,27 +75,34 @@ def cmd_run(args: argparse.Namespace) -> int:
     from unit.app.notify import Notifier
     from unit.app.persist import GameStore
     from unit.app.runtime import Runtime
+    from unit.app.settings import SettingsStore, user_config_dir
     from unit.app.trace import TraceWriter
     from unit.core import Unit
 
     _configure_logging(args.verbose)
     scenario = scenarios.load(args.script) if args.script else None
     config = _load_config(args, (scenario.config, f"{scenario.source}: config") if scenario else (None, ""))
+    backend_name = args.backend or default_backend()
+    pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
+    state_dir = args.state_dir
+    if state_dir is None and backend_name == "gpio" and pins == "lgpio":
+        state_dir = DEFAULT_PI_STATE_DIR
+    elif state_dir is None and backend_name == "emulator" and not scenario:
+        state_dir = str(user_config_dir())  # a laptop: the settings menu's choices are kept there
+    # Absolute paths now: importing lgpio may chdir() the whole process (to $LG_WD).
+    state_dir = os.path.abspath(state_dir) if state_dir else None
+    factory = config  # what « factory settings » in the menu restores: --config without the menu's choices
+    settings = SettingsStore(state_dir) if state_dir else None
+    if settings is not None:
+        config = settings.apply(config)
     steps = scenario.steps(config) if scenario else None
     seed = args.seed if args.seed is not None else (scenario.seed if scenario else None)
-    backend_name = args.backend or default_backend()
     if backend_name == "terminal" and args.trace == "-":
         raise UserError("--trace -", Text("cli.terminal_owns_stdout"))
     trace_file = None
     if args.trace:
         trace_file = sys.stdout if args.trace == "-" else _open_for_writing(args.trace, "trace")
     trace = TraceWriter(trace_file, config.language, flush=True, name=args.trace) if trace_file else None
-    pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
-    state_dir = args.state_dir
-    if state_dir is None and backend_name == "gpio" and pins == "lgpio":
-        state_dir = DEFAULT_PI_STATE_DIR
-    # Absolute paths now: importing lgpio may chdir() the whole process (to $LG_WD).
-    state_dir = os.path.abspath(state_dir) if state_dir else None
     if args.frames:
         args.frames = os.path.abspath(args.frames)
         _make_folder(args.frames, "frames")
@@ -103,13 +110,14 @@ def cmd_run(args: argparse.Namespace) -> int:
         args.screenshot = os.path.abspath(args.screenshot)
     backend = _make_backend(backend_name, config, args, pins, trace)
     runtime = Runtime(
-        Unit(config, random.Random(seed)),
+        Unit(config, random.Random(seed), factory=factory),
         backend,
         trace=trace,
         script=steps,
         until=scenario.until if scenario else None,
         store=GameStore(state_dir) if state_dir else None,
         notifier=Notifier(),
+        settings=settings,
     )
     signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
     if backend_name == "headless" and not args.script:  # say why nothing happens
@@ -261,7 +269,8 @@ def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
     run.add_argument(
         "--state-dir",
         metavar="DIR",
-        help=f"keep the game in progress here to survive a power cut (default on a Pi: {DEFAULT_PI_STATE_DIR})",
+        help="keep the game in progress and the settings menu's choices here, to survive a power cut "
+        f"(default on a Pi: {DEFAULT_PI_STATE_DIR}; with the emulator: the user's configuration folder)",
     )
     run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/app/defaults.yaml)")
     run.add_argument("--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)")

@@ -22,6 +22,7 @@ from unit import fields, i18n, yamlfile
 from unit.core.settings import (
     BUILD_RESULTS,
     AuctionSettings,
+    Brightness,
     BuildResult,
     BuildSettings,
     ButtonSettings,
@@ -31,9 +32,11 @@ from unit.core.settings import (
     DisplayDriver,
     DisplaySettings,
     GameSettings,
+    MenuSettings,
     PinSettings,
     PowerControl,
     PowerSettings,
+    Volume,
 )
 from unit.core.sounds import SOUNDS
 from unit.errors import Text, UserError
@@ -104,6 +107,9 @@ SCHEMA: dict[str, Any] = {
         "control": _choice(PowerControl),
         "shutdown_hold_seconds": _number(positive=True, maximum=60),
         "shutdown_command": partial(fields.text, what="text", strip=False, one_line=True),
+        "confirm_off": fields.boolean,
+        "confirm_seconds": _number(positive=True, maximum=60),
+        "resume_within_minutes": _number(maximum=MINUTES_IN_A_WEEK),
     },
     "pins": {name: _integer(0, 27) for name in ("power", "auction", "build", "led", "buzzer")},
     "buttons": {"bounce_seconds": _number(maximum=0.5)},
@@ -111,6 +117,7 @@ SCHEMA: dict[str, Any] = {
         "type": _choice(BuzzerType),
         "mid_tone_hz": _number(positive=True, maximum=10_000),
         "octaves": _integer(1, 3),
+        "volume": _choice(Volume),
     },
     "display": {
         "driver": _choice(DisplayDriver),
@@ -118,6 +125,13 @@ SCHEMA: dict[str, Any] = {
         "i2c_address": _integer(0x03, 0x77),
         "rotate": _integer(0, 3),
         "retry_seconds": _number(positive=True, maximum=3600),
+        "brightness": _choice(Brightness),
+        "dim_after_minutes": _number(positive=True, maximum=MINUTES_IN_A_WEEK),
+        "shift_minutes": _number(positive=True, maximum=MINUTES_IN_A_WEEK),
+    },
+    "menu": {
+        "hold_seconds": _number(positive=True, maximum=60),
+        "leave_after_seconds": _number(positive=True, maximum=3600),
     },
 }
 
@@ -234,12 +248,26 @@ class Layers:
             auction=AuctionSettings(**auction),
             build=BuildSettings(MappingProxyType(odds), build["spin_seconds"], build["show_seconds"]),
             power=PowerSettings(
-                PowerControl(power["control"]), power["shutdown_hold_seconds"], power["shutdown_command"]
+                PowerControl(power["control"]),
+                power["shutdown_hold_seconds"],
+                power["shutdown_command"],
+                power["confirm_off"],
+                power["confirm_seconds"],
+                power["resume_within_minutes"],
             ),
             pins=PinSettings(**m["pins"]),
             buttons=ButtonSettings(**m["buttons"]),
-            buzzer=BuzzerSettings(BuzzerType(buzzer["type"]), buzzer["mid_tone_hz"], buzzer["octaves"]),
-            display=DisplaySettings(DisplayDriver(display["driver"]), *(display[k] for k in DISPLAY_KEYS)),
+            buzzer=BuzzerSettings(
+                BuzzerType(buzzer["type"]), buzzer["mid_tone_hz"], buzzer["octaves"], Volume(buzzer["volume"])
+            ),
+            display=DisplaySettings(
+                DisplayDriver(display["driver"]),
+                **{k: display[k] for k in DISPLAY_KEYS},
+                brightness=Brightness(display["brightness"]),
+                dim_after_minutes=display["dim_after_minutes"],
+                shift_minutes=display["shift_minutes"],
+            ),
+            menu=MenuSettings(**m["menu"]),
         )
 
 

@@ -35,8 +35,9 @@ import stat
 import tempfile
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 log = logging.getLogger(__name__)
 
@@ -110,19 +111,30 @@ class SavedGame:
     synchronised: bool | None = None  # the wall clock at the save was NTP-synchronised (None: unknown)
     boot: str | None = None  # the boot id at the save
     since_boot: float | None = None  # the boot clock at the save
+    counts: dict[str, Any] = field(default_factory=dict)  # the evening's counts (none in older files)
 
-    def elapsed(self, wall_now: float, clocks: Clocks | None = None) -> float:
-        """Seconds played now, counting the outage only when a trustworthy clock measured it."""
+    def outage(self, wall_now: float, clocks: Clocks | None = None) -> float | None:
+        """Seconds since the save, as a trustworthy clock measured them; None when none could."""
         if clocks is not None and self.boot is not None and self.since_boot is not None and self.boot == clocks.boot():
             gap, how = clocks.since_boot() - self.since_boot, "boot clock"
         elif clocks is None or (self.synchronised and clocks.synchronised()):
             gap, how = wall_now - self.saved_at, "wall clock"
         else:
-            log.warning("the wall clock is not synchronised (no real-time clock): resuming at the time saved")
+            log.warning("the wall clock is not synchronised (no real-time clock): the outage is unknown")
+            return None
+        if gap < 0:
+            log.warning("the %s moved %+.0f s since the last save: the outage is unknown", how, gap)
+            return None
+        return gap
+
+    def elapsed(self, wall_now: float, clocks: Clocks | None = None) -> float:
+        """Seconds played now, counting the outage only when a trustworthy clock measured it."""
+        gap = self.outage(wall_now, clocks)
+        if gap is None:
             return self.played
-        if 0 <= gap <= MAX_GAP:
+        if gap <= MAX_GAP:
             return self.played + gap
-        log.warning("the %s moved %+.0f s since the last save: resuming at the time saved", how, gap)
+        log.warning("%.0f s since the last save: not a power cut, resuming at the time saved", gap)
         return self.played
 
 
@@ -152,6 +164,10 @@ class GameStore:
 
     def resume_elapsed(self, saved: SavedGame) -> float:
         return saved.elapsed(self.wall(), self.clocks)
+
+    def outage(self, saved: SavedGame) -> float | None:
+        """How long the power was out since ``saved``, or None when no trustworthy clock can tell."""
+        return saved.outage(self.wall(), self.clocks)
 
     def _read(self) -> bytes | None:
         """The bytes of game.json if it is a small regular file; never blocks (a FIFO), never follows a link."""
@@ -222,12 +238,14 @@ class GameStore:
 
     # --- writing ---------------------------------------------------------------------------------
 
-    def save(self, played: float, minutes: float | None, state: str) -> None:
+    def save(self, played: float, minutes: float | None, state: str, counts: dict[str, Any] | None = None) -> None:
         since_boot, wall = self.clocks.since_boot(), self.clocks.wall()  # first: the instant ``played`` is for
         data = {"format": FORMAT, "played": round(played, 3), "saved_at": wall, "minutes": minutes}
         data["state"] = state
         data |= {"synchronised": self.clocks.synchronised(), "boot": self.clocks.boot()}
         data["since_boot"] = round(since_boot, 3)
+        if counts is not None:
+            data["counts"] = counts
         try:
             self._write_atomically(json.dumps(data).encode())
         except OSError as error:
@@ -292,6 +310,7 @@ def parse(raw: bytes) -> SavedGame:
         synchronised=data.get("synchronised") if isinstance(data.get("synchronised"), bool) else None,
         boot=data.get("boot") if isinstance(data.get("boot"), str) else None,
         since_boot=_finite(data["since_boot"]) if data.get("since_boot") is not None else None,
+        counts=data["counts"] if isinstance(data.get("counts"), dict) else {},
     )
     if not (0 <= game.played < 1e7):
         raise ValueError(f"played {game.played!r} out of range")

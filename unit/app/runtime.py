@@ -21,18 +21,22 @@ import time
 from unit.app.notify import Notifier
 from unit.app.persist import GameStore
 from unit.app.scenario import Step
+from unit.app.settings import SettingsStore
 from unit.app.trace import TraceWriter
 from unit.backends.base import STOP, Backend, Clock, Stop
 from unit.core import (
+    DisplayChanged,
     Event,
     LedChanged,
     Output,
     ScreenChanged,
+    SettingsChanged,
     SoundPlayed,
     StateChanged,
     SystemRequested,
     Unit,
 )
+from unit.core.evening import Tally
 
 log = logging.getLogger(__name__)
 
@@ -63,6 +67,7 @@ class Runtime:
         until: float | None = None,
         store: GameStore | None = None,
         notifier: Notifier | None = None,
+        settings: SettingsStore | None = None,
     ):
         self.unit = unit
         self.backend = backend
@@ -71,6 +76,7 @@ class Runtime:
         self.script = list(script or [])
         self.until = until
         self.store = store
+        self.settings = settings  # where the settings menu's choices are saved
         self.notifier = notifier if notifier is not None else Notifier({})
         self.inputs: queue.SimpleQueue[tuple[float, Event | Stop]] = queue.SimpleQueue()
         self.start = 0.0
@@ -95,8 +101,8 @@ class Runtime:
         self.backend.open(self.post, self.clock)
         # Time zero is when the hardware is ready: scripted times and the trace count from here.
         self.start = self.backend.started = self.clock()
-        if self.store is not None:
-            self._resume()
+        if not self._resume():
+            self.apply(self.start, self.unit.start(self.start))  # the welcome screen and its chime
         self.notifier.notify("READY=1")  # the hardware is open
         if self.notifier.watchdog_interval:
             self._next_ping = self.start
@@ -111,20 +117,46 @@ class Runtime:
             self.notifier.notify("STOPPING=1")
             self.backend.close()  # also after an open that failed halfway: the backend releases what it claimed
 
-    def _resume(self) -> None:
-        """Carry on a game that a power cut interrupted."""
+    def _resume(self) -> bool:
+        """Carry on a game that a power cut interrupted, if it was short and the game not over.
+
+        A game that was over, or an outage longer than ``power.resume_within_minutes``,
+        is not resumed: the unit starts at the welcome screen, and the log and the
+        trace (a ``not_resumed`` line) say why. A wall clock that went backwards
+        cannot tell how long the outage was: the game resumes, as before.
+        """
         if self.store is None:
-            return
+            return False
         saved = self.store.load()
         if saved is None:
-            return
+            return False
         played = self.store.resume_elapsed(saved)
         if played > saved.played:  # the outage counted up to now: the game clock restarts at time zero
             played = max(saved.played, played - (self.clock() - self.start))
+        off = self.store.outage(saved)  # None: no trustworthy clock could tell (resumed, as before)
+        limit = self.unit.config.power.resume_within_minutes * 60
+        over = saved.state == "time_up" or (saved.minutes is not None and played >= saved.minutes * 60)
+        why = "over" if over else "too_long" if off is not None and off > limit else None
+        if why is not None:
+            if why == "over":
+                log.warning("not resuming the saved game: it was over (%.0f s played)", played)
+            else:
+                assert off is not None
+                log.warning(
+                    "not resuming the saved game: the power was out %.0f min (at most %g)", off / 60, limit / 60
+                )
+            if self.trace is not None:
+                minutes = None if off is None else round(off / 60, 1)
+                record = {"t": 0.0, "kind": "not_resumed", "reason": why, "off_minutes": minutes}
+                self.trace.write_record(record)
+            self.store.clear()
+            return False
         log.warning("resuming the game: %.0f s already played", played)
         if self.trace is not None:
             self.trace.write_record({"t": 0.0, "kind": "resume", "elapsed": round(played, 3)})
-        self.apply(self.start, self.unit.power_on(self.start, played=played))
+        tally = Tally.from_dict(saved.counts)
+        self.apply(self.start, self.unit.power_on(self.start, played=played, tally=tally))
+        return True
 
     def next_wake(self) -> float | None:
         """The earliest of the core's deadline, the next scripted input, the end and the backend's."""
@@ -196,6 +228,10 @@ class Runtime:
                 self.backend.set_led(output)
             elif isinstance(output, SoundPlayed):
                 self.backend.play(output)
+            elif isinstance(output, DisplayChanged):
+                self.backend.set_display(output)
+            elif isinstance(output, SettingsChanged):
+                self._save_settings(output)
         for output in outputs:
             if isinstance(output, ScreenChanged):
                 self.backend.show(output.view)
@@ -207,6 +243,15 @@ class Runtime:
         if self.store is not None and any(isinstance(o, StateChanged) for o in outputs):
             self._save(at)
 
+    def _save_settings(self, change: SettingsChanged) -> None:
+        """A choice in the settings menu: saved at once, and the backend follows it."""
+        if self.settings is not None:
+            if change.reset:
+                self.settings.clear()
+            else:
+                self.settings.save(change.choices)
+        self.backend.retune(self.unit.config)
+
     def _save(self, now: float) -> None:
         """Save the running game, or forget it once switched off on purpose."""
         if self.store is None:
@@ -216,5 +261,6 @@ class Runtime:
             self._next_save = None
             return
         # Played as of this instant: the store stamps the save with its clocks right away.
-        self.store.save(self.unit.game.played(self.clock()), self.unit.config.game.minutes, self.unit.state)
+        played = self.unit.game.played(self.clock())
+        self.store.save(played, self.unit.config.game.minutes, self.unit.state, counts=self.unit.tally.as_dict())
         self._next_save = now + SAVE_EVERY

@@ -19,8 +19,10 @@ Sink = Callable[[float, list[Output]], None]
 def run_virtual(unit: Unit, steps: Iterable[Step], until: float, sink: Sink) -> None:
     """Feed ``steps`` to ``unit`` and fire its deadlines up to ``until``, in time order.
 
-    A deadline due at the same instant as an input fires first.
+    The unit starts at 0 (the welcome screen); a deadline due at the same
+    instant as an input fires first.
     """
+    sink(0.0, unit.start(0.0))
     for step in steps:
         _advance_to(unit, step.at, sink)
         sink(step.at, unit.handle(step.event, step.at))

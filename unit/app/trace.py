@@ -14,7 +14,18 @@ from collections.abc import Iterable
 from typing import IO
 
 from unit import i18n
-from unit.core import BuildDrawn, LedChanged, Output, ScreenChanged, SoundPlayed, StateChanged, SystemRequested, views
+from unit.core import (
+    BuildDrawn,
+    DisplayChanged,
+    LedChanged,
+    Output,
+    ScreenChanged,
+    SettingsChanged,
+    SoundPlayed,
+    StateChanged,
+    SystemRequested,
+    views,
+)
 from unit.errors import Text, UserError
 
 log = logging.getLogger(__name__)
@@ -36,6 +47,10 @@ def record(t: float, output: Output, words: views.Words) -> dict:
             return head | {"kind": "build", "result": result}
         case SystemRequested(action=action):
             return head | {"kind": "system", "action": action}
+        case DisplayChanged(brightness=brightness, dimmed=dimmed):
+            return head | {"kind": "display", "brightness": brightness, "dimmed": dimmed}
+        case SettingsChanged(choices=choices, reset=reset):
+            return head | {"kind": "settings", "values": choices.layer(), "reset": reset}
     raise TypeError(f"not a core output: {output!r}")
 
 
@@ -47,7 +62,9 @@ class TraceWriter:
     """Writes trace lines to a text stream, one per change.
 
     The screen line says what the screen shows in words, so a change the words
-    do not capture (the build result flashing) prints nothing new.
+    do not capture (the build result flashing) prints nothing new; likewise a
+    display line says the brightness and dimming, not the pixel shift. After a
+    ``settings`` line that changes the language, the words follow it.
 
     A stream that cannot be written (a full disk, ``/dev/full``) ends ``simulate``
     with one line (:class:`UserError`); a real-time trace (``flush``) is dropped
@@ -62,6 +79,7 @@ class TraceWriter:
         self.name = name  # where the trace goes, for the error line
         self.dropped = 0  # lines not written since the stream failed
         self._last_text: str | None = None
+        self._last_display: tuple | None = None
         self._lock = threading.Lock()  # pin changes are traced from gpiozero's threads
 
     def write(self, t: float, outputs: Iterable[Output]) -> None:
@@ -71,7 +89,16 @@ class TraceWriter:
                 if obj["text"] == self._last_text:
                     continue
                 self._last_text = obj["text"]
+            elif obj["kind"] == "display":
+                if self._last_display is None:  # the screen starts lit at the configured brightness
+                    self._last_display = (obj["brightness"], False)
+                if (obj["brightness"], obj["dimmed"]) == self._last_display:
+                    continue  # only the pixel shift changed
+                self._last_display = (obj["brightness"], obj["dimmed"])
             self.write_record(obj)
+            if isinstance(output, SettingsChanged) and output.choices.language != self.language:
+                self.language = output.choices.language
+                self.words = i18n.words(self.language)
 
     def write_record(self, obj: dict) -> None:
         line = dumps(obj) + "\n"

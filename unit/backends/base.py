@@ -10,7 +10,8 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from unit.core import views
-from unit.core.events import Event, LedChanged, SoundPlayed
+from unit.core.events import DisplayChanged, Event, LedChanged, SoundPlayed
+from unit.core.settings import Config
 
 Clock = Callable[[], float]
 
@@ -46,6 +47,12 @@ class Backend:
 
     def play(self, sound: SoundPlayed) -> None:
         """Start playing ``sound``, replacing any sound still playing."""
+
+    def set_display(self, display: DisplayChanged) -> None:
+        """Set the screen's brightness (or dim it) and move the picture by ``display.shift``."""
+
+    def retune(self, config: Config) -> None:
+        """The settings menu changed ``config``: follow its language and sound volume from now on."""
 
     def inject(self, event: Event) -> None:
         """Apply a scripted input as if it came from the hardware."""

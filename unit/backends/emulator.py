@@ -25,8 +25,20 @@ from luma.core.device import dummy
 from unit import i18n
 from unit.backends import oled as screen
 from unit.backends.base import STOP, Backend
-from unit.core import Button, Config, LedChanged, LedMode, Pressed, Released, SoundPlayed, Switched, views
-from unit.core.settings import PowerControl
+from unit.backends.oled import CONTRAST, DIMMED
+from unit.core import (
+    Button,
+    Config,
+    DisplayChanged,
+    LedChanged,
+    LedMode,
+    Pressed,
+    Released,
+    SoundPlayed,
+    Switched,
+    views,
+)
+from unit.core.settings import PowerControl, Volume
 
 log = logging.getLogger(__name__)
 os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")  # before any `import pygame`
@@ -50,6 +62,8 @@ BUTTON_UP = (200, 202, 208)
 BUTTON_DOWN = (130, 132, 140)
 LABEL = (20, 20, 24)
 HINT = (190, 194, 202)
+#: The sound volume as the mixer's (the settings menu changes it).
+VOLUME = {Volume.OFF: 0.0, Volume.LOW: 0.25, Volume.HIGH: 1.0}
 
 # Both languages' letters work, whatever the configured language.
 KEYS = {
@@ -108,6 +122,8 @@ class Emulator(Backend):
         self.led_since = 0.0
         self._led_lit = False
         self._sounds: dict[str, Any] = {}
+        self.volume = VOLUME[config.buzzer.volume]
+        self.contrast = CONTRAST[config.display.brightness]  # the lit pixels dim with it, as on the OLED
         self._channel: Any = None
         self.pg: Any = None  # pygame, once open
         self.window: Any = None
@@ -240,7 +256,31 @@ class Emulator(Backend):
             self._sounds[sound.name] = self.pg.mixer.Sound(buffer=square_wave(sound.tones, rate, channels))
         if self._channel is not None:
             self._channel.stop()  # the newest sound replaces the one playing
+        if self.volume <= 0:
+            self._channel = None
+            return
+        self._sounds[sound.name].set_volume(self.volume)
         self._channel = self._sounds[sound.name].play()
+
+    def set_display(self, display: DisplayChanged) -> None:
+        self.display.adjust(display)
+        self.contrast = DIMMED if display.dimmed else CONTRAST[display.brightness]
+        self.redraw()
+
+    def retune(self, config: Config) -> None:
+        """The settings menu changed the language or the volume: the window follows at once."""
+        self.config = config
+        self.language = config.language
+        self.words = i18n.words(config.language)
+        self.volume = VOLUME[config.buzzer.volume]
+        self.display.set_language(config.language)
+        self.redraw()
+
+    def pixel_colour(self) -> tuple[int, int, int]:
+        """A lit pixel at the current contrast: a dimmed OLED still glows a little."""
+        level = 0.35 + 0.65 * self.contrast / 255
+        red, green, blue = (round(off + (on - off) * level) for off, on in zip(PIXEL_OFF, PIXEL_ON, strict=True))
+        return red, green, blue
 
     # --- drawing ------------------------------------------------------------------------------
 
@@ -254,7 +294,7 @@ class Emulator(Backend):
         pg.draw.rect(win, BEZEL, (x - 10, y - 10, screen.WIDTH * SCALE + 20, screen.HEIGHT * SCALE + 20))
         image = self.display.device.image.convert("L")
         surface = pg.image.frombytes(image.tobytes(), image.size, "P")
-        surface.set_palette([PIXEL_OFF] * 255 + [PIXEL_ON])
+        surface.set_palette([PIXEL_OFF] * 255 + [self.pixel_colour()])
         win.blit(pg.transform.scale(surface, (screen.WIDTH * SCALE, screen.HEIGHT * SCALE)), OLED_AT)
         # The LED.
         self._led_lit = self.led_lit(self.clock())

@@ -27,8 +27,20 @@ from typing import Any
 
 from unit.backends import oled as screen
 from unit.backends.base import Backend
-from unit.core import BUTTONS, Button, Config, LedChanged, LedMode, Pressed, Released, SoundPlayed, Switched, views
-from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl
+from unit.core import (
+    BUTTONS,
+    Button,
+    Config,
+    DisplayChanged,
+    LedChanged,
+    LedMode,
+    Pressed,
+    Released,
+    SoundPlayed,
+    Switched,
+    views,
+)
+from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl, Volume
 from unit.errors import HardwareError
 
 log = logging.getLogger(__name__)
@@ -102,6 +114,10 @@ def open_dummy(settings: DisplaySettings):
     return dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1")
 
 
+#: The sound volume as the passive buzzer's PWM duty cycle (0.5 is the loudest square wave).
+VOLUME_DUTY = {Volume.OFF: 0.0, Volume.LOW: 0.05, Volume.HIGH: 0.5}
+
+
 class TonePlayer:
     """Plays one sound at a time on the buzzer, from its own thread; a new sound cuts the old one.
 
@@ -116,6 +132,7 @@ class TonePlayer:
     def __init__(self, buzzer, passive: bool):
         self.buzzer = buzzer
         self.passive = passive
+        self.duty = 0.5  # the volume (VOLUME_DUTY); 0: silent
         self.errors = 0  # buzzer calls that failed
         self._failing = False
         self._lock = threading.Lock()
@@ -172,10 +189,13 @@ class TonePlayer:
                 self._failing = False
 
     def _sound(self, hz: float) -> None:
-        if hz <= 0:
+        if hz <= 0 or self.duty <= 0:
             self._silence()
-        elif self.passive:
+        elif self.passive and self.duty == 0.5:
             self.buzzer.play(hz)
+        elif self.passive:  # quieter: the same tone with a narrower pulse (TonalBuzzer.play is always 0.5)
+            self.buzzer.pwm_device.pin.frequency = hz
+            self.buzzer.pwm_device.value = self.duty
         else:
             self.buzzer.on()
 
@@ -208,6 +228,7 @@ class DisplayWorker:
         self.retry_seconds = retry_seconds
         self.display: screen.Display | None = None
         self.view: views.View | None = None  # the newest view asked for
+        self.state: DisplayChanged | None = None  # the newest brightness, dimming and pixel shift
         self._outage = False
         self._changed = threading.Event()
         self._idle = threading.Event()  # set when the newest view is on the glass (or cannot be)
@@ -219,8 +240,16 @@ class DisplayWorker:
         self._thread.start()
 
     def show(self, view: views.View) -> None:
+        self.settle(view=view)
+
+    def settle(
+        self, *, view: views.View | None = None, state: DisplayChanged | None = None, language: str | None = None
+    ) -> None:
+        """Ask for a view, a contrast and shift, or a language: the thread applies the newest of each."""
         with self._lock:
-            self.view = view
+            self.view = view if view is not None else self.view
+            self.state = state if state is not None else self.state
+            self.language = language if language is not None else self.language
             if self.display is not None:  # else nothing will be drawn before the next retry
                 self._idle.clear()
         self._changed.set()
@@ -254,14 +283,14 @@ class DisplayWorker:
             if self._closing.is_set():
                 return
             with self._lock:
-                view = self.view
+                view, state, language = wanted = (self.view, self.state, self.language)
                 self._changed.clear()
-            if view is not None and not self._draw(view):
+            if view is not None and not self._draw(view, state, language):
                 retry_at = time.monotonic() + self.retry_seconds
                 self._idle.set()
                 continue
             with self._lock:
-                if self.view == view:
+                if (self.view, self.state, self.language) == wanted:
                     self._idle.set()
 
     def _open(self) -> bool:
@@ -273,10 +302,13 @@ class DisplayWorker:
         self.display = screen.Display(device, self.language)
         return True
 
-    def _draw(self, view: views.View) -> bool:
+    def _draw(self, view: views.View, state: DisplayChanged | None, language: str) -> bool:
         if self.display is None:
             return False
         try:
+            self.display.set_language(language)  # the settings menu may change it
+            if state is not None:
+                self.display.adjust(state)  # the contrast command, and a redraw when the picture moves
             self.display.show(view)
         except Exception as error:  # an I2C error: the unit keeps its time regardless
             self._failed(f"display error: {error}")
@@ -313,6 +345,7 @@ class Gpio(Backend):
         self.shutdown_command = shutdown_command
         self.trace = trace  # with mock pins, LED and buzzer pin changes are traced
         self.view: views.View = views.Off()
+        self.display_state: DisplayChanged | None = None  # brightness, dimming, pixel shift
         self._ignored_until_released: set[Button] = set()
         self.worker: DisplayWorker | None = None  # the display's own thread, once open
         self._tracing_pins = False
@@ -364,6 +397,7 @@ class Gpio(Backend):
         else:
             self.buzzer = Buzzer(pins.buzzer, pin_factory=self.factory)
         self.player = TonePlayer(self.buzzer, passive=passive)
+        self.player.duty = VOLUME_DUTY[buzzer.volume]
 
     def _wire_inputs(self) -> None:
         switch = self.config.power.control == PowerControl.SWITCH
@@ -406,7 +440,7 @@ class Gpio(Backend):
     def _open_display(self) -> None:
         settings = self.config.display
         self.worker = DisplayWorker(lambda: self.open_display(settings), self.config.language, settings.retry_seconds)
-        self.worker.show(self.view)
+        self.worker.settle(view=self.view, state=self.display_state)
 
     @property
     def display(self) -> screen.Display | None:
@@ -436,6 +470,19 @@ class Gpio(Backend):
     def play(self, sound: SoundPlayed) -> None:
         if self.player is not None:
             self.player.play(sound.tones)
+
+    def set_display(self, display: DisplayChanged) -> None:
+        self.display_state = display
+        if self.worker is not None:
+            self.worker.settle(state=display)
+
+    def retune(self, config: Config) -> None:
+        """New settings from the menu: the volume at once, the words on the next frame."""
+        self.config = config
+        if self.player is not None:
+            self.player.duty = VOLUME_DUTY[config.buzzer.volume]
+        if self.worker is not None:
+            self.worker.settle(language=config.language)
 
     def inject(self, event) -> None:
         """Scripted inputs drive the mock pins, so the whole path from the pin edge runs."""

@@ -14,7 +14,7 @@ from luma.core.device import dummy
 
 from unit.backends import oled as screen
 from unit.backends.base import Backend
-from unit.core import views
+from unit.core import Config, DisplayChanged, views
 
 log = logging.getLogger(__name__)
 
@@ -46,3 +46,12 @@ class Headless(Backend):
         self.saved += 1
         elapsed = self.clock() - self.started
         image.save(self.frames / f"frame-{self.saved:04d}-{elapsed:08.3f}s.png")
+
+    def set_display(self, display: DisplayChanged) -> None:
+        if self.display is not None:
+            self.display.adjust(display)
+
+    def retune(self, config: Config) -> None:
+        self.language = config.language
+        if self.display is not None:
+            self.display.set_language(config.language)

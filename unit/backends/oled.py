@@ -17,13 +17,17 @@ from luma.core.render import canvas
 from PIL import Image, ImageDraw, ImageFont
 
 from unit import i18n
-from unit.core import views
-from unit.core.views import BannerKind
+from unit.core import DisplayChanged, views
+from unit.core.settings import Brightness
+from unit.core.views import BannerKind, SummaryPage
 
 WIDTH, HEIGHT = 128, 64
 #: The vendored DejaVu Sans Bold (with its licence beside it), for the OLED and the emulator's labels.
 FONT = resources.files("unit.backends").joinpath("fonts/DejaVuSans-Bold.ttf")
 ON, OFF = "white", "black"
+#: The OLED's contrast (0-255) for each brightness; dimmed, the lowest.
+CONTRAST = {Brightness.LOW: 0x20, Brightness.MEDIUM: 0x80, Brightness.HIGH: 0xFF}
+DIMMED = 0x00
 
 # The railway station, 16x16: a roof, a clock, two doors and the platform.
 STATION_ICON = (
@@ -48,13 +52,20 @@ STATION_ICON = (
 
 @cache
 def font(size: int) -> ImageFont.FreeTypeFont:
-    """The vendored DejaVu Sans Bold, so rendering is identical on every machine."""
+    """The vendored DejaVu Sans Bold with Pillow's basic layout, so rendering is identical on every machine.
+
+    The basic layout places hinted glyphs at FreeType's whole-pixel advances: the
+    letter spacing stays even in one bit (with libraqm the unhinted fractional
+    advances leave holes, « BUILD INGS »), and it is what Pillow uses anyway
+    where libraqm/libfribidi are missing.
+    """
     with resources.as_file(FONT) as file:
-        return ImageFont.truetype(str(file), size)
+        return ImageFont.truetype(str(file), size, layout_engine=ImageFont.Layout.BASIC)
 
 
 def text_width(text: str, size: int) -> int:
-    left, _, right, _ = font(size).getbbox(text)
+    """The width ``text`` takes when drawn in one bit (mode "1", as on the OLED)."""
+    left, _, right, _ = font(size).getbbox(text, mode="1")
     return int(right - left)
 
 
@@ -93,6 +104,14 @@ class Painter:
                 self.time_up(draw)
             case views.Shutdown():
                 self.shutdown(draw)
+            case views.Welcome():
+                self.welcome(draw, view)
+            case views.Confirm():
+                self.confirm(draw)
+            case views.Menu():
+                self.menu(draw, view)
+            case views.Summary():
+                self.summary(draw, view)
             case _:
                 raise TypeError(f"not a view: {view!r}")
 
@@ -187,23 +206,114 @@ class Painter:
         text = self.words("screen.shutdown")
         centred(draw, 32, text, fitting_size(text, 18))
 
+    def welcome(self, draw: ImageDraw.ImageDraw, view: views.Welcome) -> None:
+        w = self.words
+        title = w("screen.welcome")
+        centred(draw, 11, title, fitting_size(title, 16))
+        draw.line((8, 22, WIDTH - 9, 22), fill=ON)
+        play = w("screen.welcome_play")
+        settings = w("screen.welcome_settings", s=f"{view.hold_seconds:g}")
+        centred(draw, 36, play, fitting_size(play, 12))
+        centred(draw, 53, settings, fitting_size(settings, 12))
+
+    def confirm(self, draw: ImageDraw.ImageDraw) -> None:
+        question, hint = self.words("screen.confirm_off"), self.words("screen.confirm_hint")
+        draw.rectangle((0, 0, WIDTH - 1, 40), fill=ON)  # the question stands out from any game screen
+        centred(draw, 21, question, fitting_size(question, 20), OFF)
+        centred(draw, 54, hint, fitting_size(hint, 12))
+
+    def header(self, draw: ImageDraw.ImageDraw, title: str, position: int, count: int) -> None:
+        draw.text((0, 10), title, font=font(10), fill=ON, anchor="ls")
+        draw.text((WIDTH, 10), f"{position}/{count}", font=font(10), fill=ON, anchor="rs")
+        draw.line((0, 13, WIDTH - 1, 13), fill=ON)
+
+    def menu(self, draw: ImageDraw.ImageDraw, view: views.Menu) -> None:
+        w = self.words
+        # The item in the header (« 1/6 » says it is a menu), its value big below.
+        self.header(draw, views.menu_label(view.item, w), view.position, view.count)
+        value = views.menu_value(view, w)
+        centred(draw, 29, value, fitting_size(value, 18))
+        # What the two buttons do, one line each (ON/OFF leaves: the welcome screen said so).
+        for baseline, key in ((51, "screen.settings_next"), (61, "screen.settings_change")):
+            hint = w(key)
+            size = fitting_size(hint, 9)
+            draw.text((WIDTH // 2, baseline), hint, font=font(size), fill=ON, anchor="ms")
+
+    def summary(self, draw: ImageDraw.ImageDraw, view: views.Summary) -> None:
+        w = self.words
+        index = views.SUMMARY_PAGES.index(view.page)
+        self.header(draw, w("screen.summary"), index + 1, len(views.SUMMARY_PAGES))
+        title, line = views.summary_lines(view, w)
+        centred(draw, 25, title, fitting_size(title, 12))
+        if view.page == SummaryPage.AUCTIONS:  # « adjugées 14 · annulées 3 »: one count a line
+            first, _, second = line.partition(" · ")
+            size = min(fitting_size(first, 13), fitting_size(second, 13))
+            centred(draw, 42, first, size)
+            centred(draw, 56, second, size)
+            return
+        if view.page != SummaryPage.BUILDS:
+            size = 24 if view.page == SummaryPage.PLAYED else 14
+            centred(draw, 48, line, fitting_size(line, size))
+            return
+        # The four results as on the build screen, each with its count below.
+        cell, gap = 20, 12
+        x0 = (WIDTH - (4 * cell + 3 * gap)) // 2
+        for index, (icon, count) in enumerate(zip(views.BUILD_ICONS, view.builds, strict=True)):
+            x = x0 + index * (cell + gap)
+            draw.rectangle((x, 33, x + cell - 1, 33 + cell - 1), outline=ON)
+            if icon == "station":
+                self.station(draw, x + 2, 35, ON)
+            else:
+                draw.text((x + cell // 2, 33 + cell // 2), str(icon), font=font(14), fill=ON, anchor="mm")
+            draw.text((x + cell // 2, 63), f"×{count}", font=font(10), fill=ON, anchor="ms")
+
 
 class Display:
-    """A luma device showing views; redraws only when the view changes."""
+    """A luma device showing views; redraws only when the view (or its offset) changes."""
 
     def __init__(self, device, language: str):
         self.device = device
         self.painter = Painter(language)
         self.view: views.View | None = None
+        self.shift = (0, 0)
+        self.contrast: int | None = None
 
     def show(self, view: views.View) -> bool:
         """Draw ``view``; return False when it was already on the screen."""
         if view == self.view:
             return False
-        with canvas(self.device) as draw:
-            self.painter.paint(draw, view)
         self.view = view
+        self._draw()
         return True
+
+    def set_language(self, language: str) -> None:
+        """Words in another language from now on (the settings menu): redraw in them."""
+        if language != self.painter.language:
+            self.painter = Painter(language)
+            if self.view is not None:
+                self._draw()
+
+    def adjust(self, display: DisplayChanged) -> None:
+        """Set the contrast (the brightness, or dimmed) and move the picture by ``display.shift``."""
+        contrast = DIMMED if display.dimmed else CONTRAST[display.brightness]
+        if contrast != self.contrast:
+            self.device.contrast(contrast)
+            self.contrast = contrast
+        if display.shift != self.shift:
+            self.shift = display.shift
+            if self.view is not None:
+                self._draw()
+
+    def _draw(self) -> None:
+        assert self.view is not None
+        with canvas(self.device) as draw:
+            if self.shift == (0, 0):
+                self.painter.paint(draw, self.view)
+                return
+            # Against burn-in: the same picture, a pixel or two further on.
+            picture = Image.new("1", (WIDTH, HEIGHT))
+            self.painter.paint(ImageDraw.Draw(picture), self.view)
+            draw.bitmap(self.shift, picture, fill=ON)
 
 
 def render(view: views.View, language: str) -> Image.Image:

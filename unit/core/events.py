@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from enum import StrEnum
 
 from unit.core import sounds, views
-from unit.core.settings import BuildResult
+from unit.core.menu import Choices
+from unit.core.settings import Brightness, BuildResult
 
 
 class Button(StrEnum):
@@ -31,6 +32,7 @@ class State(StrEnum):
     WARNING = "warning"  # the last seconds of a countdown
     BUILD = "build"  # spinning, then showing the result
     TIME_UP = "time_up"
+    SETTINGS = "settings"  # the settings menu, reached from the welcome screen
 
 
 class LedMode(StrEnum):
@@ -104,6 +106,32 @@ class SystemRequested:
     action: SystemAction
 
 
-Output = StateChanged | LedChanged | ScreenChanged | SoundPlayed | BuildDrawn | SystemRequested
+@dataclass(frozen=True)
+class DisplayChanged:
+    """The screen's brightness, whether it is dimmed, and the picture's offset against burn-in."""
+
+    brightness: Brightness
+    dimmed: bool = False
+    shift: tuple[int, int] = (0, 0)
+
+
+@dataclass(frozen=True)
+class SettingsChanged:
+    """A choice made in the settings menu (``reset``: the factory settings back): save it, apply it."""
+
+    choices: Choices
+    reset: bool = False
+
+
+Output = (
+    StateChanged
+    | LedChanged
+    | ScreenChanged
+    | SoundPlayed
+    | BuildDrawn
+    | SystemRequested
+    | DisplayChanged
+    | SettingsChanged
+)
 
 LED_OFF = LedChanged(LedMode.OFF)

@@ -20,11 +20,13 @@ from enum import StrEnum
 
 from unit.core import views
 from unit.core.clock import EPSILON, Deadlines, GameClock, ceil_seconds, spin_offsets
+from unit.core.evening import Tally
 from unit.core.events import (
     BUTTONS,
     LED_OFF,
     BuildDrawn,
     Button,
+    DisplayChanged,
     Event,
     LedChanged,
     LedMode,
@@ -32,6 +34,7 @@ from unit.core.events import (
     Pressed,
     Released,
     ScreenChanged,
+    SettingsChanged,
     SoundPlayed,
     State,
     StateChanged,
@@ -39,15 +42,20 @@ from unit.core.events import (
     SystemAction,
     SystemRequested,
 )
+from unit.core.menu import MENU_ITEMS, Choices, MenuItem
 from unit.core.settings import BUILD_RESULTS, BuildResult, Config, PowerControl
 from unit.core.sounds import Sound
-from unit.core.views import BannerKind
+from unit.core.views import SUMMARY_PAGES, BannerKind
 
 SLOW_BLINK_HZ = 1.0
 FAST_BLINK_HZ = 4.0
 BANNER_SECONDS = 3.0
 FLASH_PERIOD = 0.125  # the build result flashes at 4 Hz...
 FLASH_TOGGLES = 6  # ...three times, then stays lit
+SUMMARY_AFTER = 8.0  # at time up, « FIN DE PARTIE » stays this long before the summary
+SUMMARY_PAGE_SECONDS = 4.0  # each page of the summary
+#: The pixel shift against burn-in steps through these offsets.
+SHIFTS: tuple[tuple[int, int], ...] = ((0, 0), (1, 0), (1, 1), (0, 1))
 
 
 class Timer(StrEnum):
@@ -69,11 +77,20 @@ class Timer(StrEnum):
     SHOW = "show"
     BANNER = "banner"
     CLOCK = "clock"
+    CONFIRM = "confirm"  # the question « ÉTEINDRE ? » goes away
+    MENU = "menu"  # the settings menu closes, untouched
+    SUMMARY = "summary"  # the next page of the evening's summary
+    DIM = "dim"  # untouched for a while: dim the screen
+    SHIFT = "shift"  # move the picture by a pixel (burn-in)
 
 
 HOLD_TIMERS = (Timer.HOLD_POWER, Timer.HOLD_BUILD, Timer.HOLD_AUCTION)
+SCREEN_TIMERS = (Timer.DIM, Timer.SHIFT)  # they run in every state
 HOLD_OF = {Button.POWER: Timer.HOLD_POWER, Button.BUILD: Timer.HOLD_BUILD, Button.AUCTION: Timer.HOLD_AUCTION}
 COUNTING_DOWN = (State.COUNTDOWN, State.WARNING)
+IN_GAME = (State.READY, State.COUNTDOWN, State.WARNING, State.BUILD)
+#: The screens that can stay up for long: only these move against burn-in.
+STILL_STATES = (State.OFF, State.READY, State.TIME_UP, State.SETTINGS)
 
 
 class Unit:
@@ -83,8 +100,9 @@ class Unit:
     reproducible game.
     """
 
-    def __init__(self, config: Config, rng: random.Random | None = None):
+    def __init__(self, config: Config, rng: random.Random | None = None, *, factory: Config | None = None):
         self.config = config
+        self.factory = factory if factory is not None else config  # what « factory settings » restores
         self.rng = rng if rng is not None else random.Random()
         self.state: State = State.OFF
         self.led: LedChanged = LED_OFF
@@ -107,6 +125,17 @@ class Unit:
         self._spin_times: list[float] = []
         self._spin_step = 0
         self._flashes = 0
+        # the screen: a question over the game, dimming, the pixel shift
+        self._base: views.View = self.view  # what the screen shows under the question
+        self._asking = False
+        self.display = DisplayChanged(config.display.brightness)
+        self._shift_step = 0
+        # the settings menu and the evening's summary
+        self._menu_item = 0
+        self._menu_done = False
+        self.tally = Tally()
+        self._final_played = 0.0
+        self._summary_page: int | None = None
 
     # --- the public interface ---------------------------------------------------------------
 
@@ -125,6 +154,8 @@ class Unit:
         """Apply an input that happened at ``now`` (after any deadline due by then)."""
         self._out = []
         self._fire_due(now)
+        if not isinstance(event, Released) and not self.halted:
+            self._touch(now)
         if isinstance(event, Pressed):
             self._pressed(event.button, now)
         elif isinstance(event, Released):
@@ -135,12 +166,22 @@ class Unit:
             raise TypeError(f"not an input event: {event!r}")
         return self._out
 
-    def power_on(self, now: float, *, played: float = 0.0) -> list[Output]:
-        """Switch on with ``played`` seconds already on the game clock (a resumed game)."""
+    def start(self, now: float) -> list[Output]:
+        """The program starts (power plugged in): the welcome screen and its chime."""
         self._out = []
         self._fire_due(now)
         if self.state == State.OFF and not self.halted:
-            self._power_on(now, played=played)
+            self._show(self._welcome())
+            self._play(Sound.WELCOME)
+            self._touch(now)
+        return self._out
+
+    def power_on(self, now: float, *, played: float = 0.0, tally: Tally | None = None) -> list[Output]:
+        """Switch on with ``played`` seconds already on the game clock (a resumed game) and its counts."""
+        self._out = []
+        self._fire_due(now)
+        if self.state == State.OFF and not self.halted:
+            self._power_on(now, played=played, tally=tally)
         return self._out
 
     @property
@@ -158,10 +199,16 @@ class Unit:
         if button in self._held or self.halted:
             return  # a second edge without a release (bounce), or nothing to do any more
         self._held.add(button)
+        if self._asking and button != Button.POWER:
+            self._stop_asking()  # anything else keeps the game running, and does what it always does
         if button == Button.POWER:
             if self.config.power.control == PowerControl.BUTTON:
-                self._toggle_power(t)
+                self._press_power(t)
                 self._timers.set(Timer.HOLD_POWER, t + self.config.power.shutdown_hold_seconds)
+        elif self.state == State.SETTINGS:
+            self._press_in_menu(button, t)
+        elif self.state == State.TIME_UP:
+            self._next_summary_page(t)
         elif button == Button.AUCTION:
             self._press_auction(t)
         else:
@@ -176,14 +223,24 @@ class Unit:
     def _switched(self, on: bool, t: float) -> None:
         if self.halted or self.config.power.control != PowerControl.SWITCH:
             return
+        if self.state == State.SETTINGS:
+            self._leave_menu()
         if on and self.state == State.OFF:
             self._power_on(t)
         elif not on and self.state != State.OFF:
             self._power_off()
 
-    def _toggle_power(self, t: float) -> None:
+    def _press_power(self, t: float) -> None:
+        """A push button: on, or leave the menu, or off (during a game, after asking)."""
         if self.state == State.OFF:
             self._power_on(t)
+        elif self.state == State.SETTINGS:
+            self._leave_menu()
+        elif self.state in IN_GAME and self.config.power.confirm_off and not self._asking:
+            self._asking = True
+            self._put(views.Confirm())
+            self._play(Sound.CONFIRM)
+            self._timers.set(Timer.CONFIRM, t + self.config.power.confirm_seconds)
         else:
             self._power_off()
 
@@ -193,6 +250,9 @@ class Unit:
         elif self.state in COUNTING_DOWN:
             # A short press must not restart a running auction; only a long one cancels it.
             self._timers.set(Timer.HOLD_AUCTION, t + self.config.auction.cancel_hold_seconds)
+        elif self.state == State.OFF:
+            # Held on the welcome screen, ENCHÈRES opens the settings menu.
+            self._timers.set(Timer.HOLD_AUCTION, t + self.config.menu.hold_seconds)
 
     def _press_build(self, t: float) -> None:
         if self.state == State.READY:
@@ -219,13 +279,17 @@ class Unit:
             self._shutdown()
 
     def _on_hold_auction(self, t: float) -> None:
+        if self.state == State.OFF:
+            self._open_menu(t)
+            return
         if self.state not in COUNTING_DOWN:
             return
         self._timers.cancel(Timer.COUNTDOWN)
+        self.tally = self.tally.ended_cancelled()
         if self._overtime:
-            self._time_up()
+            self._time_up(t)
         else:
-            self._set_state(State.READY)
+            self._set_state(State.READY, t)
             self._set_led(LED_OFF)
             self._play(Sound.CANCELLED)
             self._banner(t, BannerKind.CANCELLED)
@@ -235,7 +299,7 @@ class Unit:
             self._overtime = True  # the auction finishes first; the end signal follows
             self._timers.cancel(Timer.HOUR, Timer.FINAL_BEEP, Timer.CLOCK)
         else:
-            self._time_up()
+            self._time_up(t)
 
     def _on_countdown(self, t: float) -> None:
         end = self._countdown_end
@@ -243,7 +307,7 @@ class Unit:
             self._finish_countdown(t)
             return
         if self._warning_at is not None and self.state == State.COUNTDOWN and t >= self._warning_at - EPSILON:
-            self._set_state(State.WARNING)
+            self._set_state(State.WARNING, t)
             self._set_led(LedChanged(LedMode.BLINK, FAST_BLINK_HZ))
             self._play(Sound.WARNING)
         elif self.state == State.WARNING:
@@ -289,20 +353,38 @@ class Unit:
 
     def _on_show(self, t: float) -> None:
         self._timers.cancel(Timer.FLASH)
-        self._set_state(State.READY)
+        self._set_state(State.READY, t)
         self._show(self._ready_view(t))
+
+    def _on_confirm(self, t: float) -> None:
+        self._stop_asking()
+
+    def _on_menu(self, t: float) -> None:
+        self._leave_menu()
+
+    def _on_summary(self, t: float) -> None:
+        self._next_summary_page(t)
+
+    def _on_dim(self, t: float) -> None:
+        self._set_display(dimmed=True)
+
+    def _on_shift(self, t: float) -> None:
+        self._shift_step = (self._shift_step + 1) % len(SHIFTS)
+        self._set_display()
+        self._timers.set(Timer.SHIFT, t + self.config.display.shift_minutes * 60)
 
     # --- actions ----------------------------------------------------------------------------
 
-    def _power_on(self, t: float, played: float = 0.0) -> None:
+    def _power_on(self, t: float, played: float = 0.0, tally: Tally | None = None) -> None:
         game = self.config.game
         self.game = GameClock(start=t - played, length=game.seconds, final_warning=game.final_warning_minutes * 60)
         self._overtime = False
+        self.tally = tally if tally is not None else Tally()  # a new game counts from zero
         end = self.game.end
         if end is not None and t >= end - EPSILON:
-            self._time_up()
+            self._time_up(t)
             return
-        self._set_state(State.READY)
+        self._set_state(State.READY, t)
         self._show(views.Banner(BannerKind.RESUMED) if played else self._ready_view(t))
         self._play(Sound.POWER_ON)
         if played:
@@ -313,37 +395,46 @@ class Unit:
         self._timers.set(Timer.CLOCK, self._clock.next_change(t))
 
     def _power_off(self) -> None:
-        self._timers.cancel_all_but(*HOLD_TIMERS)
+        self._timers.cancel_all_but(*HOLD_TIMERS, *SCREEN_TIMERS)
+        self._asking = False
         self.game = None
         self._overtime = False
+        self._summary_page = None
         self._set_state(State.OFF)
         self._set_led(LED_OFF)
-        self._show(views.Off())
+        self._show(self._welcome())
         self._play(Sound.POWER_OFF)
 
     def _shutdown(self) -> None:
         self._timers.cancel_all_but()
+        self._asking = False
         self._set_state(State.OFF)
         self._set_led(LED_OFF)
+        self._set_display(dimmed=False)
         self._show(views.Shutdown())
         self._play(Sound.SHUTDOWN)
         self._out.append(SystemRequested(SystemAction.SHUTDOWN))
         self.halted = True
 
-    def _time_up(self) -> None:
-        self._timers.cancel_all_but(*HOLD_TIMERS)
+    def _time_up(self, t: float) -> None:
+        self._timers.cancel_all_but(*HOLD_TIMERS, *SCREEN_TIMERS)
+        self._asking = False
         self._overtime = False
-        self._set_state(State.TIME_UP)
+        self._final_played = self._clock.played(t)
+        self._set_state(State.TIME_UP, t)
         self._set_led(LED_OFF)
         self._show(views.TimeUp())
         self._play(Sound.GAME_OVER)
+        self._summary_page = None
+        self._timers.set(Timer.SUMMARY, t + SUMMARY_AFTER)  # then the evening's summary, once
 
     def _start_countdown(self, t: float) -> None:
         auction = self.config.auction
         self._timers.cancel(Timer.SPIN, Timer.FLASH, Timer.SHOW, Timer.BANNER)
         self._countdown_end = t + auction.seconds
         self._warning_at = self._countdown_end - auction.warning_seconds if auction.warning_seconds > 0 else None
-        self._set_state(State.COUNTDOWN)
+        self.tally = self.tally.started()
+        self._set_state(State.COUNTDOWN, t)
         self._set_led(LedChanged(LedMode.BLINK, SLOW_BLINK_HZ))
         self._play(Sound.AUCTION_START)
         self._show_countdown(t)
@@ -359,10 +450,11 @@ class Unit:
         self._timers.set(Timer.COUNTDOWN, next_at)
 
     def _finish_countdown(self, t: float) -> None:
+        self.tally = self.tally.ended_sold()
         if self._overtime:
-            self._time_up()
+            self._time_up(t)
             return
-        self._set_state(State.READY)
+        self._set_state(State.READY, t)
         self._set_led(LED_OFF)
         self._play(Sound.SOLD)
         self._banner(t, BannerKind.SOLD)
@@ -376,7 +468,7 @@ class Unit:
         # Start where the highlight, stepping once per spin step, lands on the result.
         self._highlight = (views.BUILD_ICONS.index(self._result) - len(offsets)) % len(views.BUILD_ICONS)
         self._timers.cancel(Timer.BANNER)
-        self._set_state(State.BUILD)
+        self._set_state(State.BUILD, t)
         if not offsets:
             self._reveal(t, drawn=True)
             return
@@ -391,6 +483,7 @@ class Unit:
     def _reveal(self, t: float, drawn: bool) -> None:
         if drawn:
             self._out.append(BuildDrawn(self._result))
+            self.tally = self.tally.drew(self._result)
         self._flashes = 0
         self._show(views.Build(self._highlight, self._result, lit=True))
         self._play(Sound.BUILD_RESULT)
@@ -404,12 +497,110 @@ class Unit:
     def _ready_view(self, t: float) -> views.Ready:
         return views.Ready(self._clock.shown(t), self._clock.timed, self.config.game.minutes)
 
+    def _welcome(self) -> views.Welcome:
+        return views.Welcome(self.config.menu.hold_seconds)
+
+    # --- the question before switching off ----------------------------------------------------
+
+    def _stop_asking(self) -> None:
+        """The game goes on: the screen under the question comes back."""
+        self._asking = False
+        self._timers.cancel(Timer.CONFIRM)
+        self._put(self._base)
+
+    # --- the settings menu --------------------------------------------------------------------
+
+    def _open_menu(self, t: float) -> None:
+        self._menu_item = 0
+        self._menu_done = False
+        self._set_state(State.SETTINGS, t)
+        self._show_menu()
+        self._play(Sound.CLICK)
+        self._timers.set(Timer.MENU, t + self.config.menu.leave_after_seconds)
+
+    def _press_in_menu(self, button: Button, t: float) -> None:
+        """ENCHÈRES moves to the next item, CONSTRUCTION changes the value; each change applies at once."""
+        item = MENU_ITEMS[self._menu_item]
+        if button == Button.AUCTION:
+            self._menu_item = (self._menu_item + 1) % len(MENU_ITEMS)
+            self._menu_done = False
+        elif item == MenuItem.RESET:
+            self._configure(self.factory, Choices.of(self.factory), reset=True)
+            self._menu_done = True
+        else:
+            choices = Choices.of(self.config).changed(item)
+            self._configure(choices.apply(self.config), choices)
+        self._show_menu()
+        self._play(Sound.CLICK)
+        self._timers.set(Timer.MENU, t + self.config.menu.leave_after_seconds)
+
+    def _configure(self, config: Config, choices: Choices, reset: bool = False) -> None:
+        self.config = config
+        self._out.append(SettingsChanged(choices, reset))
+        self._set_display()
+
+    def _show_menu(self) -> None:
+        item = MENU_ITEMS[self._menu_item]
+        value = Choices.of(self.config).value(item)
+        self._show(views.Menu(item, value, self._menu_item + 1, len(MENU_ITEMS), self._menu_done))
+
+    def _leave_menu(self) -> None:
+        """Back to the welcome screen; every change is already saved."""
+        self._timers.cancel(Timer.MENU)
+        self._set_state(State.OFF)
+        self._show(self._welcome())
+
+    # --- the evening's summary ----------------------------------------------------------------
+
+    def _next_summary_page(self, t: float) -> None:
+        """The next page in turn, then « FIN DE PARTIE » again; a press shows the next page at once."""
+        page = 0 if self._summary_page is None else self._summary_page + 1
+        if page >= len(SUMMARY_PAGES):
+            self._summary_page = None
+            self._timers.cancel(Timer.SUMMARY)
+            self._show(views.TimeUp())
+            return
+        self._summary_page = page
+        tally = self.tally
+        self._show(
+            views.Summary(
+                SUMMARY_PAGES[page],
+                played=int(self._final_played),
+                sold=tally.sold,
+                cancelled=tally.cancelled,
+                builds=tally.builds,
+                longest_streak=tally.longest_streak,
+            )
+        )
+        self._timers.set(Timer.SUMMARY, t + SUMMARY_PAGE_SECONDS)
+
+    # --- dimming and the pixel shift ----------------------------------------------------------
+
+    def _touch(self, t: float) -> None:
+        """Someone is there (a press, a new state): full brightness, and dim again later."""
+        self._timers.set(Timer.DIM, t + self.config.display.dim_after_minutes * 60)
+        if not self._timers.active(Timer.SHIFT):
+            self._timers.set(Timer.SHIFT, t + self.config.display.shift_minutes * 60)
+        self._set_display(dimmed=False)
+
+    def _set_display(self, dimmed: bool | None = None) -> None:
+        shift = SHIFTS[self._shift_step] if self.state in STILL_STATES else (0, 0)
+        dimmed = self.display.dimmed if dimmed is None else dimmed
+        display = DisplayChanged(self.config.display.brightness, dimmed, shift)
+        if display != self.display:
+            self.display = display
+            self._out.append(display)
+
     # --- outputs, emitted only when something changes -----------------------------------------
 
-    def _set_state(self, state: State) -> None:
+    def _set_state(self, state: State, t: float | None = None) -> None:
         if state != self.state:
             self.state = state
             self._out.append(StateChanged(state))
+            if t is not None:
+                self._touch(t)  # a new state is worth seeing in full
+            else:
+                self._set_display()
 
     def _set_led(self, led: LedChanged) -> None:
         if led != self.led:
@@ -417,6 +608,12 @@ class Unit:
             self._out.append(led)
 
     def _show(self, view: views.View) -> None:
+        """Show ``view``, or keep it under the question until the question goes."""
+        self._base = view
+        if not self._asking:
+            self._put(view)
+
+    def _put(self, view: views.View) -> None:
         if view != self.view:
             self.view = view
             self._out.append(ScreenChanged(view))

@@ -31,6 +31,22 @@ class DisplayDriver(StrEnum):
     SH1106 = "sh1106"
 
 
+class Volume(StrEnum):
+    """How loud the buzzer is: the PWM duty cycle on the Pi, the mixer's volume in the emulator."""
+
+    OFF = "off"
+    LOW = "low"
+    HIGH = "high"
+
+
+class Brightness(StrEnum):
+    """The OLED's contrast."""
+
+    LOW = "low"
+    MEDIUM = "medium"
+    HIGH = "high"
+
+
 @dataclass(frozen=True)
 class GameSettings:
     minutes: float | None  # None: untimed
@@ -60,6 +76,9 @@ class PowerSettings:
     control: PowerControl
     shutdown_hold_seconds: float
     shutdown_command: str
+    confirm_off: bool = True  # a push button asks « ÉTEINDRE ? » during a game
+    confirm_seconds: float = 4.0  # a second press within this long switches off
+    resume_within_minutes: float = 30.0  # a saved game resumes only after a shorter outage
 
 
 @dataclass(frozen=True)
@@ -83,6 +102,7 @@ class BuzzerSettings:
     type: BuzzerType
     mid_tone_hz: float
     octaves: int
+    volume: Volume = Volume.HIGH
 
 
 @dataclass(frozen=True)
@@ -92,6 +112,17 @@ class DisplaySettings:
     i2c_address: int
     rotate: int
     retry_seconds: float
+    brightness: Brightness = Brightness.HIGH
+    dim_after_minutes: float = 10.0  # untouched this long, the screen dims
+    shift_minutes: float = 3.0  # the picture moves by a pixel this often (against burn-in)
+
+
+@dataclass(frozen=True)
+class MenuSettings:
+    """The settings menu on the device."""
+
+    hold_seconds: float = 2.0  # hold ENCHÈRES this long on the welcome screen to open it
+    leave_after_seconds: float = 30.0  # untouched this long, it closes (keeping every change)
 
 
 @dataclass(frozen=True)
@@ -107,3 +138,4 @@ class Config:
     buttons: ButtonSettings
     buzzer: BuzzerSettings
     display: DisplaySettings
+    menu: MenuSettings = MenuSettings()

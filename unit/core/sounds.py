@@ -30,6 +30,9 @@ class Sound(StrEnum):
     HOUR = "hour"
     FINAL_BEEP = "final_beep"
     GAME_OVER = "game_over"
+    WELCOME = "welcome"
+    CONFIRM = "confirm"
+    CLICK = "click"
 
 
 #: Every sound, by name (a test checks each has its tones).
@@ -51,4 +54,8 @@ SOUNDS: dict[Sound, Tones] = {
     Sound.HOUR: ((G7, 200), (REST, 100), (E7, 200), (REST, 100), (C7, 400)),
     Sound.FINAL_BEEP: ((A7, 60),),
     Sound.GAME_OVER: ((C7, 200), (E7, 200), (G7, 200), (A7, 300), (REST, 100), (G7, 150), (A7, 800)),
+    # the welcome screen, the question before switching off, a step in the settings menu
+    Sound.WELCOME: ((G7, 90), (C7, 90), (E7, 90), (G7, 180)),
+    Sound.CONFIRM: ((A6, 120), (REST, 60), (A6, 120)),
+    Sound.CLICK: ((E7, 20),),
 }

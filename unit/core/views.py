@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Protocol
 
+from unit.core.menu import MenuItem
 from unit.core.settings import BUILD_RESULTS, BuildResult
 
 #: The four icons on the build screen, in order.
@@ -87,7 +88,56 @@ class Shutdown:
     """The system is shutting down."""
 
 
-View = Off | Ready | Countdown | Banner | Build | TimeUp | Shutdown
+@dataclass(frozen=True)
+class Welcome:
+    """Switched off, awake: the name, what ON/OFF does, how to reach the settings."""
+
+    hold_seconds: float = 2.0  # how long to hold ENCHÈRES for the settings
+
+
+@dataclass(frozen=True)
+class Confirm:
+    """« ÉTEINDRE ? »: ON/OFF was pressed during a game; a second press switches off."""
+
+
+@dataclass(frozen=True)
+class Menu:
+    """One item of the settings menu with its current value (see :class:`unit.core.menu.Choices`).
+
+    ``value`` is minutes for the game (None: untimed), seconds for the auction, a
+    language code, a volume or a brightness; ``done`` says the factory settings are back.
+    """
+
+    item: MenuItem
+    value: float | str | None
+    position: int  # 1-based, of ``count``
+    count: int
+    done: bool = False
+
+
+class SummaryPage(StrEnum):
+    PLAYED = "played"
+    AUCTIONS = "auctions"
+    BUILDS = "builds"
+    STREAK = "streak"
+
+
+SUMMARY_PAGES: tuple[SummaryPage, ...] = tuple(SummaryPage)
+
+
+@dataclass(frozen=True)
+class Summary:
+    """One page of the evening's summary (unit/core/evening.py has the counts)."""
+
+    page: SummaryPage
+    played: int = 0  # seconds
+    sold: int = 0
+    cancelled: int = 0
+    builds: tuple[int, ...] = (0,) * len(BUILD_RESULTS)
+    longest_streak: int = 0
+
+
+View = Off | Ready | Countdown | Banner | Build | TimeUp | Shutdown | Welcome | Confirm | Menu | Summary
 
 
 def duration(seconds: float) -> str:
@@ -110,6 +160,52 @@ def build_allowance(result: BuildResult, words: Words) -> str:
     if result == "station":
         return words("screen.free_station")
     return words("screen.up_to" if result == 1 else "screen.up_to_many", n=result)
+
+
+def game_length(minutes: float | None, words: Words) -> str:
+    """A game length as the menu shows it: ``sans limite``, ``45 min``, ``1 h``, ``1 h 30``."""
+    if minutes is None:
+        return words("screen.value_untimed")
+    whole = int(minutes)
+    if whole < 60:
+        return words("screen.value_minutes", n=whole)
+    hours, rest = divmod(whole, 60)
+    return words("screen.value_hours", n=hours) + (f" {rest:02d}" if rest else "")
+
+
+def menu_label(item: MenuItem, words: Words) -> str:
+    return words(f"screen.item_{item}")
+
+
+def menu_value(view: Menu, words: Words) -> str:
+    """The value shown beside an item, in words."""
+    match view.item:
+        case MenuItem.GAME:
+            return game_length(view.value if not isinstance(view.value, str) else None, words)
+        case MenuItem.AUCTION:
+            return words("screen.value_seconds", n=int(float(view.value or 0)))
+        case MenuItem.LANGUAGE:
+            return words(f"screen.language_{view.value}")
+        case MenuItem.SOUND:
+            return words(f"screen.volume_{view.value}")
+        case MenuItem.BRIGHTNESS:
+            return words(f"screen.brightness_{view.value}")
+    return words("screen.reset_done" if view.done else "screen.reset_ask")
+
+
+def summary_lines(view: Summary, words: Words) -> tuple[str, str]:
+    """A summary page as a title and a line."""
+    match view.page:
+        case SummaryPage.PLAYED:
+            return words("screen.summary_played"), duration(view.played)
+        case SummaryPage.AUCTIONS:
+            return words("screen.summary_auctions"), words(
+                "screen.summary_sold", sold=view.sold, cancelled=view.cancelled
+            )
+        case SummaryPage.BUILDS:
+            counts = " ".join(f"{icon_name(r, words)}×{n}" for r, n in zip(BUILD_ICONS, view.builds, strict=True))
+            return words("screen.summary_builds"), counts
+    return words("screen.summary_streak"), words("screen.summary_in_a_row", n=view.longest_streak)
 
 
 def banner_text(view: Banner, words: Words) -> str:
@@ -139,6 +235,17 @@ def describe(view: View, words: Words) -> str:
             return f"{words('screen.time_up')} · {words('screen.count')}"
         case Shutdown():
             return words("screen.shutdown")
+        case Welcome(hold_seconds=hold):
+            return " · ".join(
+                (words("screen.welcome"), words("screen.welcome_play"), words("screen.welcome_settings", s=f"{hold:g}"))
+            )
+        case Confirm():
+            return f"{words('screen.confirm_off')} · {words('screen.confirm_hint')}"
+        case Menu(item=item):
+            return f"{words('screen.settings')} · {menu_label(item, words)} : {menu_value(view, words)}"
+        case Summary():
+            title, line = summary_lines(view, words)
+            return f"{words('screen.summary')} · {title} : {line}"
     raise TypeError(f"not a view: {view!r}")
 
 
@@ -163,4 +270,19 @@ SAMPLES: dict[str, View] = {
     "build_station": Build(highlight=3, result="station"),
     "time_up": TimeUp(),
     "shutdown": Shutdown(),
+    "welcome": Welcome(),
+    "confirm_off": Confirm(),
+    "menu_game": Menu(MenuItem.GAME, 90, 1, 6),
+    "menu_game_untimed": Menu(MenuItem.GAME, None, 1, 6),
+    "menu_auction": Menu(MenuItem.AUCTION, 50, 2, 6),
+    "menu_language": Menu(MenuItem.LANGUAGE, "fr", 3, 6),
+    "menu_language_en": Menu(MenuItem.LANGUAGE, "en", 3, 6),
+    "menu_sound": Menu(MenuItem.SOUND, "low", 4, 6),
+    "menu_brightness": Menu(MenuItem.BRIGHTNESS, "medium", 5, 6),
+    "menu_reset": Menu(MenuItem.RESET, None, 6, 6),
+    "menu_reset_done": Menu(MenuItem.RESET, None, 6, 6, done=True),
+    "summary_played": Summary(SummaryPage.PLAYED, played=3600),
+    "summary_auctions": Summary(SummaryPage.AUCTIONS, sold=14, cancelled=3),
+    "summary_builds": Summary(SummaryPage.BUILDS, builds=(5, 4, 2, 3)),
+    "summary_streak": Summary(SummaryPage.STREAK, longest_streak=6),
 }
