@@ -88,21 +88,44 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.screenshot:
         args.screenshot = os.path.abspath(args.screenshot)
     backend = _make_backend(backend_name, config, args, pins, trace)
+    link = None
+    if state_dir:  # the phone companion's socket (monopoly-city serve) lives in the state folder
+        from unit.app.link import Link
+
+        link = Link(state_dir, config.language, trace=trace)
     runtime = Runtime(
         Unit(config, random.Random(seed)),
         backend,
-        trace=trace,
+        trace=link or trace,
         script=steps,
         until=scenario.until if scenario else None,
         store=GameStore(state_dir) if state_dir else None,
         notifier=Notifier(),
     )
     signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
+    if link is not None:
+        link.attach(runtime)
+        link.start()
     try:
         runtime.run()
     finally:
+        if link is not None:
+            link.close()
         if trace_file not in (None, sys.stdout):
             trace_file.close()
+    return 0
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from unit.web.server import serve
+    except ImportError as error:
+        raise UserError(
+            "serve", f"the phone companion needs the web extra ({error.name} is missing): pip install -e '.[web]'"
+        ) from None
+    _configure_logging(args.verbose)
+    state_dir = args.state_dir or (DEFAULT_PI_STATE_DIR if is_raspberry_pi() else None)
+    serve(args.host, args.port, os.path.abspath(state_dir) if state_dir else None, args.lang)
     return 0
 
 
@@ -194,6 +217,20 @@ def build_parser() -> argparse.ArgumentParser:
     run.add_argument("--screenshot", metavar="FILE", help="emulator: save the window to FILE when it closes")
     run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     run.set_defaults(func=cmd_run)
+
+    serve = commands.add_parser(
+        "serve",
+        help="serve the phone companion: the unit live on every phone, its remote and settings",
+        description="A web page for the phones at the table, beside a running unit (docs/phone.en.md).",
+    )
+    serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every address, 0.0.0.0)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default: 8080)")
+    serve.add_argument(
+        "--state-dir", metavar="DIR", help=f"the running unit's --state-dir (default on a Pi: {DEFAULT_PI_STATE_DIR})"
+    )
+    serve.add_argument("--lang", choices=["fr", "en"], default="fr", help="the page's default language")
+    serve.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    serve.set_defaults(func=cmd_serve)
 
     from unit.calculator import commands as calculator
 
