@@ -12,6 +12,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from typing import cast
 
 from unit import __version__
 from unit.app import config as configuration
@@ -96,7 +97,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     runtime = Runtime(
         Unit(config, random.Random(seed)),
         backend,
-        trace=link or trace,
+        trace=cast(TraceWriter, link) if link is not None else trace,  # the link writes the trace on, and more
         script=steps,
         until=scenario.until if scenario else None,
         store=GameStore(state_dir) if state_dir else None,

@@ -40,7 +40,7 @@ from typing import Any
 from unit import i18n
 from unit.app import config as configuration
 from unit.app.trace import TraceWriter, dumps, record
-from unit.core import BUTTONS, Output, Pressed, Released, ScreenChanged, Unit
+from unit.core import BUTTONS, Button, Output, Pressed, Released, ScreenChanged, Unit
 from unit.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -426,7 +426,7 @@ class Link:
             held, client.held = set(client.held), set()
         if self.post is not None:
             for button in held:
-                self.post(Released(button))
+                self.post(Released(Button(button)))
 
     def reply(self, client: Client, obj: dict) -> None:
         if not client.offer((dumps(obj) + "\n").encode()):
@@ -447,10 +447,10 @@ class Link:
                 self.reply(client, {"kind": "error", "error": "no unit attached"})
             elif verb == "press":
                 client.held.add(value)
-                self.post(Pressed(value))
+                self.post(Pressed(Button(value)))
             else:
                 client.held.discard(value)
-                self.post(Released(value))
+                self.post(Released(Button(value)))
         elif verb == "settings":
             self._settings(client, value)
         elif verb == "pair" and value == "request":

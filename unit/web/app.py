@@ -97,7 +97,7 @@ def translate(obj: dict, words: i18n.Words) -> dict:
     clock = view_from(obj.get("clock")) if obj.get("kind") == "snapshot" else None
     if isinstance(clock, Ready):
         out["clock"] = views.describe(clock, words)
-    result = {"build": obj.get("result"), "snapshot": obj.get("build")}.get(obj.get("kind"))
+    result = {"build": obj.get("result"), "snapshot": obj.get("build")}.get(str(obj.get("kind")))
     if result in (1, 2, 3, "station"):
         out["allowance"] = views.build_allowance(result, words)
     return out

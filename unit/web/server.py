@@ -24,6 +24,7 @@ def serve(host: str, port: int, state_dir: str | None, language: str) -> None:
         proxy_headers=False,  # the client address is the real one (the pairing rate limit counts by it)
         limit_concurrency=256,
         timeout_keep_alive=5,
+        timeout_graceful_shutdown=3,  # the live streams never end by themselves
         h11_max_incomplete_event_size=16 * 1024,  # bounded request line and headers
         lifespan="on",
     )
