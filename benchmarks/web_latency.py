@@ -100,17 +100,36 @@ def free_port() -> int:
         return sock.getsockname()[1]
 
 
-def start_service(state_dir: Path | None) -> tuple[subprocess.Popen, int, float]:
+CGROUP_V1 = Path("/sys/fs/cgroup/cpu")
+
+
+def cpu_limit_group(percent: float) -> Path | None:
+    """A cgroup (v1 cpu controller) holding its processes to ``percent`` of one core, as systemd's CPUQuota=
+    does; None where there is no writable one (then the limited figures are not measured)."""
+    group = CGROUP_V1 / f"monopoly-city-bench-{os.getpid()}"
+    try:
+        group.mkdir(exist_ok=True)
+        period = int((group / "cpu.cfs_period_us").read_text())
+        (group / "cpu.cfs_quota_us").write_text(str(int(period * percent / 100)))
+    except OSError:
+        return None
+    return group
+
+
+def start_service(state_dir: Path | None, group: Path | None = None) -> tuple[subprocess.Popen, int, float]:
     """`monopoly-city serve` as its own process: (process, port, seconds from launch to the first page)."""
     port = free_port()
     command = [sys.executable, "-m", "unit", "serve", "--host", "127.0.0.1", "--port", str(port)]
     if state_dir is not None:
         command += ["--state-dir", str(state_dir)]
+
+    def setup():
+        os.nice(NICE["service"])  # Nice=10 as in systemd/monopoly-city-web.service: the unit goes first
+        if group is not None:
+            (group / "cgroup.procs").write_text(str(os.getpid()))  # limited from its first instruction
+
     launched = time.monotonic()
-    # Nice=10 as in systemd/monopoly-city-web.service: the unit's loop goes first when the CPU is short.
-    process = subprocess.Popen(
-        command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=lambda: os.nice(NICE["service"])
-    )
+    process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=setup)
     while True:
         with contextlib.suppress(OSError):
             with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
@@ -142,12 +161,12 @@ def stop(process: subprocess.Popen) -> None:
 # --- 1. unit event -> the page's event stream -------------------------------------------------------------
 
 
-def stream_latency(presses: int) -> dict:
+def stream_latency(presses: int, group: Path | None = None) -> dict:
     import httpx2 as httpx
 
     with tempfile.TemporaryDirectory() as tmp:
         unit = UnitThread(Path(tmp))
-        service, port, _ = start_service(Path(tmp))
+        service, port, _ = start_service(Path(tmp), group)
         arrivals: dict[float, float] = {}
         ready = threading.Event()
 
@@ -277,10 +296,10 @@ def lateness(auctions: int, seconds: float, loaded: bool) -> dict:
 # --- 3. the web process alone ------------------------------------------------------------------------------
 
 
-def web_process(runs: int = 5) -> dict:
+def web_process(runs: int = 5, group: Path | None = None) -> dict:
     starts, rss = [], []
     for _ in range(runs):
-        service, _, took = start_service(None)
+        service, _, took = start_service(None, group)
         starts.append(took * 1000)
         time.sleep(0.2)
         rss.append(rss_kib(service.pid))
@@ -289,12 +308,20 @@ def web_process(runs: int = 5) -> dict:
 
 
 def measure(presses: int = 500, auctions: int = 10, seconds: float = 3.0) -> dict:
-    return {
+    figures = {
         "stream": stream_latency(presses),
         "alone": lateness(auctions, seconds, loaded=False),
         "loaded": lateness(auctions, seconds, loaded=True),
         "web": web_process(),
     }
+    group = cpu_limit_group(10)
+    if group is not None:
+        try:
+            figures["limited"] = {"stream": stream_latency(presses, group), "web": web_process(3, group)}
+        finally:
+            with contextlib.suppress(OSError):
+                group.rmdir()
+    return figures
 
 
 def main() -> None:
@@ -331,6 +358,15 @@ def main() -> None:
         f"web process: first page {w['start_ms_median']:.0f} ms after launch (max {w['start_ms_max']:.0f} ms),"
         f" {w['rss_kib'] / 1024:.1f} MiB resident idle, {lo['service_peak_kib'] / 1024:.1f} MiB at peak under load"
     )
+    if "limited" in f:
+        ls, lw = f["limited"]["stream"], f["limited"]["web"]
+        print(
+            f"under a 10 % CPU limit: first page {lw['start_ms_median']:.0f} ms after launch"
+            f" (max {lw['start_ms_max']:.0f} ms), {lw['rss_kib'] / 1024:.1f} MiB resident;"
+            f" event -> page stream p50 {ls['p50_ms']:.2f} ms, p99 {ls['p99_ms']:.2f} ms"
+        )
+    else:
+        print("under a 10 % CPU limit: not measured (no writable cpu cgroup here)")
 
 
 if __name__ == "__main__":

@@ -241,3 +241,15 @@ def test_scripted_runs_with_a_link_still_end(tmp_path):
     script = [Step(0.05, Pressed("power")), Step(0.1, Released("power"))]
     with RunningUnit(tmp_path, script=script) as unit:
         unit.wait_for(lambda: unit.runtime.unit.state == "ready")
+
+
+def test_a_settings_handler_that_fails_does_not_stop_the_unit(tmp_path):
+    with RunningUnit(tmp_path) as unit:
+        unit.link.settings_handler = lambda unit, changes: 1 / 0
+        client = LinkClient(tmp_path)
+        client.next("snapshot")
+        client.send({"settings": {"auction.seconds": 20}})
+        assert client.next("error")["error"] == "settings: the unit could not apply them"
+        unit.press("power")
+        client.next("state", state="ready")
+        assert unit.thread.is_alive()

@@ -6,6 +6,7 @@ socket, as ``monopoly-city serve`` does. Browser tests are in test_web_browser.p
 
 from __future__ import annotations
 
+import contextlib
 import html
 import io
 import json
@@ -337,3 +338,73 @@ def test_the_web_service_imports_only_the_shared_modules_and_the_pure_core(name)
     for imported in project(MODULES[name]):
         assert within(imported, "unit.web", "unit.core") or imported in ("unit", "unit.i18n", "unit.errors"), imported
     assert STDLIB
+
+
+def test_the_pages_follow_a_unit_that_restarts(tmp_path):
+    with serving(tmp_path) as base, httpx.Client(base_url=base, timeout=10) as http:
+        with http.stream("GET", "/events") as stream:
+            lines = stream.iter_lines()
+            assert _next_data(lines)["unit"] is False  # no unit yet: the page says so
+            with RunningUnit(tmp_path):
+                assert _next_data(lines)["unit"] is True  # the service connects by itself
+            assert _next_data(lines) == {"kind": "unit", "connected": False}
+            with RunningUnit(tmp_path) as unit:
+                assert _next_data(lines)["unit"] is True
+                unit.press("power")
+                assert _next_data(lines)["kind"] == "state"
+
+
+# --- the command ---------------------------------------------------------------------------------------
+
+
+def test_run_and_serve_as_two_processes(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    from test_web_support import free_port
+
+    state = tmp_path / "state"
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("until: 20\nevents:\n  - {at: 0.2, press: power}\n", encoding="utf-8")
+    port = free_port()
+    run = ["run", "--backend", "headless", "--state-dir", str(state), "--script", str(scenario)]
+    unit = subprocess.Popen([sys.executable, "-m", "unit", *run])
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "unit", "serve", "--host", "127.0.0.1", "--port", str(port), "--state-dir", str(state)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert serve.stdout.readline() == f"monopoly-city: serving the phone companion on http://127.0.0.1:{port}/\n"
+        end = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+            while True:
+                with http.stream("GET", "/events") as stream:
+                    first = _next_data(stream.iter_lines())
+                if first["unit"] and first.get("state") == "ready":
+                    break
+                assert time.monotonic() < end, first
+                time.sleep(0.1)
+            assert "RESTE" in http.get("/").text
+    finally:
+        for process in (serve, unit):
+            process.terminate()
+            process.wait(10)
+        serve.stdout.close()
+    assert unit.returncode in (0, -15) and not (state / "unit.sock").exists()
+
+
+def test_serve_without_the_web_extra_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    from unit.cli import main
+
+    monkeypatch.setitem(sys.modules, "unit.web.server", None)
+    assert main(["serve"]) == 2
+    assert "pip install -e '.[web]'" in capsys.readouterr().err

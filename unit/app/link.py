@@ -194,7 +194,10 @@ class Link:
 
     ``trace`` (the ``--trace`` file's writer, if any) gets every record as
     before; ``on_code`` is called with each new pairing code (to show it on
-    the OLED; for now the code is logged).
+    the OLED; for now the code is logged). The pairing generation, kept in
+    the state folder, is renewed when the unit is switched off (the end of a
+    game): the web service's session cookies name it, so that renewing it
+    unpairs every phone.
     """
 
     def __init__(
@@ -475,6 +478,10 @@ class Link:
                 settings = self.settings_handler(unit, changes)
             except UserError as error:
                 self.reply(client, {"kind": "error", "error": str(error)})
+                return
+            except Exception:  # a bug here must not stop the unit's loop
+                log.exception("web link: applying settings failed")
+                self.reply(client, {"kind": "error", "error": "settings: the unit could not apply them"})
                 return
             start = getattr(self.runtime, "start", 0.0)
             self.publish({"t": round(max(0.0, at - start), 3), "kind": "settings", "settings": settings})
