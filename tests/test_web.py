@@ -155,12 +155,13 @@ def test_a_wrong_code_is_refused_and_the_right_one_gives_the_remote(client, unit
 
 def test_the_end_of_a_game_forgets_the_paired_phones(client, unit):
     pair(client, unit)
+    paired_generation = client.hub.generation
     csrf = token(client)
     for state in ("ready", "off"):  # the phone switches the unit on, then off: that game is over
         assert client.post("/press", data={"csrf": csrf, "button": "power"}).status_code == 204
         assert client.post("/press", data={"csrf": csrf, "button": "power", "action": "release"}).status_code == 204
         wait_state(unit, state)
-    unit.wait_for(lambda: client.hub.generation == unit.link.generation)
+    unit.wait_for(lambda: client.hub.generation not in (None, paired_generation))  # the unit told the service
     assert client.post("/press", data={"csrf": csrf, "button": "auction"}).status_code == 403
     assert "Appairer ce téléphone" in client.get("/remote").text
 

@@ -12,6 +12,7 @@
     const kind = record.kind;
     if (kind === "snapshot" || kind === "unit") {
       const up = kind === "snapshot" ? record.unit : record.connected;
+      body.dataset.stream = up ? "unit" : "no-unit"; // the stream is open (the tests wait for this)
       $("nounit").hidden = !!up;
       if (kind === "snapshot" && up) {
         if (record.state) setState(record.state);
