@@ -6,11 +6,16 @@ and the web process's memory and start time. Everything on loopback; the figures
   unit's runtime handed it to the trace (the same clock), over many presses of ON/OFF;
 - auction-end lateness: a unit process runs back-to-back auctions and measures, on its own clock, how long
   after its exact end each auction ended (the `sold` output reaching the trace); once alone, once with the
-  web service, 50 clients streaming the live view and 10 more loading pages in a loop (another process);
+  web service (at Nice=10, as its systemd unit), 50 clients streaming the live view and 10 more loading
+  pages in a loop (another process, at normal priority: the phones' load shares this machine's cores),
+  and once with bad clients on the unit's socket (one stuck, one flooding, many vanishing);
 - the web process: resident memory after start and at its peak under that load, and the time from
-  launch to the first page served.
+  launch to the first page served; then again under a 10 % CPU limit (a cgroup, like the unit's
+  CPUQuota=10%) where this machine lets one be made.
 
-    python benchmarks/web_latency.py [--presses N] [--auctions N] [--seconds S]
+    python benchmarks/web_latency.py [--presses N] [--auctions N] [--seconds S] [--no-nice]
+
+``measure()`` returns the figures as a dict (for ``make bench``).
 """
 
 from __future__ import annotations
@@ -42,7 +47,7 @@ from unit.app.trace import record  # noqa: E402
 from unit.backends.headless import Headless  # noqa: E402
 from unit.core import Pressed, Released, Unit  # noqa: E402
 
-NICE = {"service": 10, "load": 19}  # --no-nice: everything at the unit's priority
+NICE = {"service": 10}  # as the systemd unit; --no-nice: the unit's priority (the load is never niced)
 STREAMS = 50
 LOADERS = 10
 PAGES = ("/", "/remote", "/settings", "/share", "/static/app.js", "/static/style.css")
@@ -258,7 +263,39 @@ def load_process(port: int, seconds: float) -> None:
     asyncio.run(main())
 
 
-def lateness(auctions: int, seconds: float, loaded: bool) -> dict:
+def hostile_process(path: str, seconds: float) -> None:
+    """(Run in its own process.) Bad clients of the unit's socket: one that never reads, one that floods it
+    with junk (about 10,000 lines a second) without reading the answers, one that connects and vanishes."""
+    stuck = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    stuck.connect(path)
+    junk = b'{"press": "nope"}\n' * 100
+    sent = drops = crashes = 0
+    flood = None
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        try:
+            if flood is None:
+                flood = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+                flood.connect(path)
+            flood.sendall(junk)
+            sent += 100
+        except OSError:
+            drops += 1  # the unit hung up on it
+            flood.close()
+            flood = None
+        try:
+            with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as gone:
+                gone.connect(path)
+                gone.sendall(b'{"press": "aucti')  # half a message, then gone
+                crashes += 1
+        except OSError:
+            break  # the unit is done
+        time.sleep(0.01)
+    stuck.close()
+    print(json.dumps({"junk_lines": sent, "flooder_dropped": drops, "vanished": crashes}))
+
+
+def lateness(auctions: int, seconds: float, loaded: bool = False, hostile: bool = False) -> dict:
     with tempfile.TemporaryDirectory() as tmp:
         me = [sys.executable, __file__]
         unit = subprocess.Popen(
@@ -267,19 +304,26 @@ def lateness(auctions: int, seconds: float, loaded: bool) -> dict:
         service = load = None
         peak = started_rss = 0
         load_stats = {}
+        duration = auctions * (seconds + 0.3) + 2
+        while not (Path(tmp) / "unit.sock").exists():
+            time.sleep(0.01)
+        if hostile:
+            load = subprocess.Popen(
+                [*me, "--hostile-process", str(Path(tmp) / "unit.sock"), str(auctions * seconds)],
+                stdout=subprocess.PIPE,
+                text=True,
+            )
         if loaded:
-            while not (Path(tmp) / "unit.sock").exists():
-                time.sleep(0.01)
             service, port, _ = start_service(Path(tmp))
             started_rss = rss_kib(service.pid)
-            duration = auctions * (seconds + 0.3) + 2
             load = subprocess.Popen(
                 [*me, "--load-process", str(port), str(duration)], stdout=subprocess.PIPE, text=True
             )
         out, _ = unit.communicate()
-        if load is not None and service is not None:
+        if load is not None:
             load_out, _ = load.communicate()
-            load_stats = json.loads(load_out)
+            load_stats = json.loads(load_out) if load_out.strip() else {}
+        if service is not None:
             peak = rss_kib(service.pid, "VmHWM")
             stop(service)
     late = json.loads(out)
@@ -289,8 +333,8 @@ def lateness(auctions: int, seconds: float, loaded: bool) -> dict:
         "max_ms": max(late),
     }
     if loaded:
-        figures |= {"service_rss_kib": started_rss, "service_peak_kib": peak} | load_stats
-    return figures
+        figures |= {"service_rss_kib": started_rss, "service_peak_kib": peak}
+    return figures | load_stats
 
 
 # --- 3. the web process alone ------------------------------------------------------------------------------
@@ -312,6 +356,7 @@ def measure(presses: int = 500, auctions: int = 10, seconds: float = 3.0) -> dic
         "stream": stream_latency(presses),
         "alone": lateness(auctions, seconds, loaded=False),
         "loaded": lateness(auctions, seconds, loaded=True),
+        "hostile": lateness(auctions, seconds, hostile=True),
         "web": web_process(),
     }
     group = cpu_limit_group(10)
@@ -328,6 +373,9 @@ def main() -> None:
     if len(sys.argv) > 1 and sys.argv[1] == "--unit-process":
         unit_process(sys.argv[2], int(sys.argv[3]), float(sys.argv[4]))
         return
+    if len(sys.argv) > 1 and sys.argv[1] == "--hostile-process":
+        hostile_process(sys.argv[2], float(sys.argv[3]))
+        return
     if len(sys.argv) > 1 and sys.argv[1] == "--load-process":
         load_process(int(sys.argv[2]), float(sys.argv[3]))
         return
@@ -335,10 +383,10 @@ def main() -> None:
     parser.add_argument("--presses", type=int, default=500, help="ON/OFF presses for the stream latency")
     parser.add_argument("--auctions", type=int, default=10, help="auctions in each lateness run")
     parser.add_argument("--seconds", type=float, default=3.0, help="length of each auction")
-    parser.add_argument("--no-nice", action="store_true", help="run the service and the load at normal priority")
+    parser.add_argument("--no-nice", action="store_true", help="run the service at normal priority, not Nice=10")
     args = parser.parse_args()
     if args.no_nice:
-        NICE.update(service=0, load=0)
+        NICE.update(service=0)
     f = measure(args.presses, args.auctions, args.seconds)
     s, a, lo, w = f["stream"], f["alone"], f["loaded"], f["web"]
     print(
@@ -353,6 +401,13 @@ def main() -> None:
         f"auction end lateness, {STREAMS} streams + {LOADERS} page loaders ({lo['auctions']} auctions):"
         f" median {lo['median_ms']:.2f} ms, max {lo['max_ms']:.2f} ms"
         f" ({lo['records']} records streamed, {lo['pages']} pages served)"
+    )
+    h = f["hostile"]
+    print(
+        f"auction end lateness, stuck, flooding and vanishing clients on the unit's socket"
+        f" ({h['auctions']} auctions): median {h['median_ms']:.2f} ms, max {h['max_ms']:.2f} ms"
+        f" ({h.get('junk_lines', 0)} junk lines, flooder dropped {h.get('flooder_dropped', 0)} times,"
+        f" {h.get('vanished', 0)} clients vanished)"
     )
     print(
         f"web process: first page {w['start_ms_median']:.0f} ms after launch (max {w['start_ms_max']:.0f} ms),"

@@ -409,3 +409,23 @@ def test_serve_without_the_web_extra_says_what_to_install(monkeypatch, capsys):
     monkeypatch.setitem(sys.modules, "unit.web.server", None)
     assert main(["serve"]) == 2
     assert "pip install -e '.[web]'" in capsys.readouterr().err
+
+
+def test_a_page_that_falls_behind_loses_its_stream_and_the_others_miss_nothing():
+    import asyncio
+
+    from unit.web import hub as hubs
+
+    async def scenario():
+        hub = hubs.UnitHub(None)
+        slow, quick = hub.subscribe(), hub.subscribe()
+        got = [await quick.queue.get()]  # the snapshot
+        for n in range(hubs.STREAM_QUEUE * 2):
+            hub._receive(json.dumps({"t": n, "kind": "led", "mode": "on"}).encode())
+            got.append(await quick.queue.get())
+        assert slow.dropped and slow not in hub.subscribers and quick in hub.subscribers
+        assert [r["t"] for r in got[1:]] == list(range(hubs.STREAM_QUEUE * 2))
+        waiting = [slow.queue.get_nowait() for _ in range(slow.queue.qsize())]
+        assert waiting[-1] is None  # its stream ends; the browser reconnects from a fresh snapshot
+
+    asyncio.run(scenario())
