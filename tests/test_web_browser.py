@@ -13,6 +13,7 @@ import os
 import re
 import shutil
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -108,7 +109,7 @@ def test_pairing_in_the_browser_then_the_remote_starts_an_auction(chromium, tmp_
         assert page.query_selector("[data-button]") is None  # not paired: no buttons
         page.click("#request-code")
         page.wait_for_selector("#message.shown")
-        right = codes[-1]
+        right = unit.shown_code(codes)
         page.fill("#code", "000000" if right != "000000" else "111111")
         page.click("#pair")
         page.wait_for_selector("#message.wrong")
@@ -122,6 +123,56 @@ def test_pairing_in_the_browser_then_the_remote_starts_an_auction(chromium, tmp_
         assert page.get_attribute("#led", "data-mode") == "blink"
 
 
+@contextlib.contextmanager
+def evil_site(form_html: str):
+    """Another origin (another port) serving one page: a form that posts itself to the unit's service."""
+    import http.server
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = form_html.encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_cross_site_form_post_from_another_page_is_refused(chromium, tmp_path):
+    codes: list[str] = []
+    with RunningUnit(tmp_path, on_code=codes.append) as unit, serving(tmp_path) as base, phone(chromium) as page:
+        page.goto(base + "/remote")
+        wait_for_unit(page)
+        page.click("#request-code")
+        page.wait_for_selector("#message.shown")
+        page.fill("#code", unit.shown_code(codes))
+        page.click("#pair")
+        page.wait_for_selector("#message.paired")  # this browser holds a paired session cookie
+        form = (
+            f'<form id="f" method="post" action="{base}/press">'
+            '<input name="button" value="power"><input name="action" value="press"></form>'
+            '<script>document.getElementById("f").submit()</script>'
+        )
+        with evil_site(form) as evil:
+            page.goto(evil)
+            page.wait_for_url(base + "/press")
+            assert "cross-site request refused" in page.text_content("body")
+        time.sleep(0.2)
+        assert unit.runtime.unit.state == "off"
+
+
 def test_a_setting_changed_on_the_page_reaches_the_unit(chromium, tmp_path):
     codes: list[str] = []
     with RunningUnit(tmp_path, on_code=codes.append) as unit, serving(tmp_path) as base, phone(chromium, "en") as page:
@@ -129,7 +180,7 @@ def test_a_setting_changed_on_the_page_reaches_the_unit(chromium, tmp_path):
         wait_for_unit(page)
         page.click("#request-code")
         page.wait_for_selector("#message.shown")
-        page.fill("#code", codes[-1])
+        page.fill("#code", unit.shown_code(codes))
         page.click("#pair")
         page.wait_for_selector("#message.paired")
         page.goto(base + "/settings")
@@ -181,7 +232,7 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
                 page.screenshot(path=out / lang / "pair.png")
                 page.click("#request-code")
                 page.wait_for_selector("#message.shown")
-                page.fill("#code", codes[-1])
+                page.fill("#code", unit.shown_code(codes))
                 page.click("#pair")
                 page.wait_for_selector("#message.paired")
                 page.wait_for_selector("#screen:text-matches('ENCHÈRES|AUCTION')")

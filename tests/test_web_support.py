@@ -64,6 +64,11 @@ class RunningUnit:
         self.runtime.post(Pressed(button))
         self.runtime.post(Released(button))
 
+    def shown_code(self, codes: list[str]) -> str:
+        """The pairing code the unit shows (the link makes it on its own thread, just after the request)."""
+        self.wait_for(lambda: bool(codes))
+        return codes[-1]
+
     def wait_for(self, predicate, timeout: float = 5.0) -> None:
         end = time.monotonic() + timeout
         while not predicate():
