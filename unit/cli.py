@@ -13,6 +13,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable
+from typing import cast
 
 from unit import __version__, i18n
 from unit.app import config as configuration
@@ -109,10 +110,15 @@ def cmd_run(args: argparse.Namespace) -> int:
     if args.screenshot:
         args.screenshot = os.path.abspath(args.screenshot)
     backend = _make_backend(backend_name, config, args, pins, trace)
+    link = None
+    if state_dir:  # the phone companion's socket (monopoly-city serve) lives in the state folder
+        from unit.app.link import Link
+
+        link = Link(state_dir, config.language, trace=trace)
     runtime = Runtime(
         Unit(config, random.Random(seed), factory=factory),
         backend,
-        trace=trace,
+        trace=cast(TraceWriter, link) if link is not None else trace,  # the link writes the trace on, and more
         script=steps,
         until=scenario.until if scenario else None,
         store=GameStore(state_dir) if state_dir else None,
@@ -123,9 +129,14 @@ def cmd_run(args: argparse.Namespace) -> int:
     if backend_name == "headless" and not args.script:  # say why nothing happens
         words = i18n.words(config.language)
         print(f"monopoly-city: {words('cli.headless_waits')}", file=sys.stderr, flush=True)
+    if link is not None:
+        link.attach(runtime)
+        link.start()
     try:
         runtime.run()
     finally:
+        if link is not None:
+            link.close()
         if trace_file not in (None, sys.stdout):
             try:
                 trace_file.close()
@@ -160,6 +171,19 @@ def cmd_selftest(args: argparse.Namespace) -> int:
         factory.close()
     print("\n".join(test.report(results)), flush=True)
     return 0 if all(r.status == "works" for r in results) else 1
+
+
+def cmd_serve(args: argparse.Namespace) -> int:
+    try:
+        from unit.web.server import serve
+    except ImportError as error:
+        raise UserError(
+            "serve", f"the phone companion needs the web extra ({error.name} is missing): pip install -e '.[web]'"
+        ) from None
+    _configure_logging(args.verbose)
+    state_dir = args.state_dir or (DEFAULT_PI_STATE_DIR if is_raspberry_pi() else None)
+    serve(args.host, args.port, os.path.abspath(state_dir) if state_dir else None, args.lang)
+    return 0
 
 
 def _make_backend(name: str, config: configuration.Config, args: argparse.Namespace, pins: str, trace):
@@ -227,7 +251,7 @@ def _press_timeout(text: str) -> float:
 
 
 #: The unit's own commands: they never need the calculator.
-UNIT_COMMANDS = ("simulate", "run", "selftest")
+UNIT_COMMANDS = ("simulate", "run", "selftest", "serve")
 
 
 def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
@@ -294,7 +318,7 @@ def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
     check.add_argument(
         "--pins", choices=["lgpio", "mock"], help="the pin factory (default: lgpio on a Pi, mock elsewhere)"
     )
-    check.add_argument("--lang", choices=["fr", "en"], help="language of the test (default: the configuration's)")
+    check.add_argument("--lang", choices=i18n.languages(), help="language of the test (default: the configuration's)")
     check.add_argument(
         "--timeout",
         type=_press_timeout,
@@ -303,6 +327,20 @@ def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
         help="wait this long for each button (default 10)",
     )
     check.set_defaults(func=cmd_selftest)
+
+    serve = commands.add_parser(
+        "serve",
+        help="serve the phone companion: the unit live on every phone, its remote and settings",
+        description="A web page for the phones at the table, beside a running unit (docs/phone.en.md).",
+    )
+    serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every address, 0.0.0.0)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default: 8080)")
+    serve.add_argument(
+        "--state-dir", metavar="DIR", help=f"the running unit's --state-dir (default on a Pi: {DEFAULT_PI_STATE_DIR})"
+    )
+    serve.add_argument("--lang", choices=i18n.languages(), default="fr", help="the page's default language")
+    serve.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    serve.set_defaults(func=cmd_serve)
 
     if calculator:
         from unit.calculator import commands as calculator_commands

@@ -178,6 +178,9 @@ class Runtime:
             if isinstance(event, Stop):
                 self.stopped = True
                 return
+            if callable(event):  # work another thread hands to the loop (the web link's settings)
+                event(at)
+                continue
             self.apply(at, self.unit.handle(event, at))
         now = self.clock()
         self.apply(now, self.unit.advance(now))

@@ -1,0 +1,432 @@
+"""The phone companion's web service (unit/web/): pages, pairing, the remote, settings, and who may do what.
+
+A real unit runs in a thread with its link; the application talks to it over the
+socket, as ``monopoly-city serve`` does. Browser tests are in test_web_browser.py.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import html
+import io
+import json
+import re
+import time
+
+import pytest
+
+pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
+pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
+
+import httpx2 as httpx  # noqa: E402
+import segno  # noqa: E402
+from starlette.routing import Mount, Route  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
+from test_architecture import MODULES, STDLIB, project, within  # noqa: E402
+from test_web_support import RunningUnit, serving  # noqa: E402
+
+from unit.web.app import create_app, translate  # noqa: E402
+from unit.web.security import MAX_BODY, RateLimit, Signer  # noqa: E402
+
+
+@pytest.fixture
+def unit(tmp_path):
+    codes: list[str] = []
+    with RunningUnit(tmp_path, on_code=codes.append) as running:
+        running.codes = codes
+        yield running
+
+
+@pytest.fixture
+def client(unit, tmp_path):
+    app = create_app(tmp_path)
+    with TestClient(app, base_url="http://box.local") as test_client:
+        hub = app.state.web.hub
+        end = time.monotonic() + 5
+        while not (hub.connected and "settings" in hub.snapshot):
+            assert time.monotonic() < end, "the service did not reach the unit"
+            time.sleep(0.02)
+        test_client.hub = hub
+        yield test_client
+
+
+def csrf_of(page: httpx.Response) -> str:
+    return re.search(r'name="csrf" value="([^"]+)"|data-csrf="([^"]+)"', page.text).group(1) or ""
+
+
+def token(client) -> str:
+    page = client.get("/remote")
+    return re.search(r'data-csrf="([^"]+)"', page.text).group(1)
+
+
+def pair(client, unit) -> None:
+    csrf = token(client)
+    assert client.post("/pair/request", data={"csrf": csrf}).status_code == 200  # after the redirect
+    code = unit.shown_code(unit.codes)
+    answer = client.post("/pair", data={"csrf": csrf, "code": code})
+    assert answer.url.path == "/remote" and answer.url.query == b"m=paired"
+
+
+def wait_state(unit, state: str) -> None:
+    unit.wait_for(lambda: unit.runtime.unit.state == state)
+
+
+# --- the pages ----------------------------------------------------------------------------------
+
+
+def test_the_live_page_shows_the_unit_in_french_and_english(client, unit):
+    unit.press("power")
+    wait_state(unit, "ready")
+    time.sleep(0.1)
+    page = client.get("/")
+    assert page.status_code == 200 and "En direct" in page.text and "RESTE 1h00 · PARTIE 1h00" in page.text
+    assert 'id="nounit" class="banner" hidden' in page.text
+    assert "default-src 'self'" in page.headers["content-security-policy"]
+    english = client.get("/?lang=en")
+    assert "Live" in english.text and "LEFT 1h00 · GAME 1h00" in english.text and ">Ready<" in english.text
+    assert client.get("/").text.count("LEFT 1h00") == 2  # the language is remembered (screen and game clock)
+
+
+def test_every_page_and_asset_is_served_locally():
+    app = create_app(None)
+    with TestClient(app) as test_client:
+        for path in ("/", "/remote", "/settings", "/share"):
+            page = test_client.get(path)
+            assert page.status_code == 200, path
+            for link in re.findall(r'(?:src|href)="([^"]+)"', page.text):
+                assert link.startswith("/") or link.startswith("?"), f"{path} links to {link}"
+                if link.startswith("/"):
+                    assert test_client.get(link).status_code == 200, link
+
+
+def test_without_a_unit_the_service_starts_and_says_so():
+    app = create_app(None)
+    with TestClient(app) as test_client:
+        page = html.unescape(test_client.get("/").text)
+        assert "Le boîtier n'est pas en marche" in page and 'class="banner" hidden' not in page
+        assert "Le boîtier n'est pas en marche" in html.unescape(test_client.get("/settings").text)
+
+
+def test_the_qr_code_holds_the_address_the_page_was_reached_at():
+    with TestClient(create_app(None), base_url="http://monopoly.local:8080") as test_client:
+        svg = test_client.get("/qr.svg")
+        assert svg.headers["content-type"] == "image/svg+xml"
+        expected = io.BytesIO()
+        qr = segno.make("http://monopoly.local:8080/", error="m")
+        qr.save(expected, kind="svg", scale=8, border=2, dark="#000", light="#fff")
+        assert svg.content == expected.getvalue()
+        assert "http://monopoly.local:8080/" in test_client.get("/share").text
+        odd = test_client.get("/share", headers={"host": "<script>x</script>"})
+        assert "http://monopoly-city.local/" in odd.text and "<script>x" not in odd.text
+
+
+def test_translate_puts_the_screen_in_the_phone_language():
+    view = {"name": "countdown", "seconds_left": 5, "total": 50, "warning": True}
+    record = {"t": 1, "kind": "screen", "text": "ENCHÈRES 5 !", "view": view}
+    from unit import i18n
+
+    assert translate(record, i18n.words("en"))["text"] == "AUCTION 5 !"
+    banner = {"kind": "screen", "text": "", "view": {"name": "banner", "kind": "hour", "value": 2}}
+    assert translate(banner, i18n.words("en"))["text"] == "2 HOURS PLAYED"
+    assert translate({"kind": "build", "result": "station"}, i18n.words("fr"))["allowance"] == "UNE GARE GRATUITE"
+    assert translate({"kind": "screen", "text": "x", "view": {"name": "../etc"}}, i18n.words("en"))["text"] == "x"
+
+
+# --- pairing and the remote -----------------------------------------------------------------------
+
+
+def test_a_wrong_code_is_refused_and_the_right_one_gives_the_remote(client, unit):
+    csrf = token(client)
+    client.post("/pair/request", data={"csrf": csrf})
+    wrong = "000000" if unit.shown_code(unit.codes) != "000000" else "999999"
+    refused = client.post("/pair", data={"csrf": csrf, "code": wrong})
+    assert refused.url.query == b"m=wrong" and "Code refusé" in refused.text
+    assert 'data-button="auction"' not in refused.text
+    assert client.post("/press", data={"csrf": csrf, "button": "power"}).status_code == 403
+    pair(client, unit)
+    remote = client.get("/remote")
+    assert 'data-button="auction"' in remote.text
+    csrf = token(client)
+    for button in ("power", "auction"):
+        assert client.post("/press", data={"csrf": csrf, "button": button, "action": "press"}).status_code == 204
+        assert client.post("/press", data={"csrf": csrf, "button": button, "action": "release"}).status_code == 204
+    wait_state(unit, "countdown")
+
+
+def test_the_end_of_a_game_forgets_the_paired_phones(client, unit):
+    pair(client, unit)
+    paired_generation = client.hub.generation
+    csrf = token(client)
+    # The phone switches the unit on, then off (« ÉTEINDRE ? », then yes): that game is over.
+    for state in ("ready", "ready", "off"):
+        assert client.post("/press", data={"csrf": csrf, "button": "power"}).status_code == 204
+        assert client.post("/press", data={"csrf": csrf, "button": "power", "action": "release"}).status_code == 204
+        wait_state(unit, state)
+    unit.wait_for(lambda: client.hub.generation not in (None, paired_generation))  # the unit told the service
+    assert client.post("/press", data={"csrf": csrf, "button": "auction"}).status_code == 403
+    assert "Appairer ce téléphone" in client.get("/remote").text
+
+
+def test_a_phone_gone_mid_press_does_not_hold_the_button_for_ever(client, unit, monkeypatch):
+    from unit.web import app as web_app
+
+    monkeypatch.setattr(web_app, "MAX_HOLD_SECONDS", 0.2)
+    pair(client, unit)
+    events = []
+    real_post = unit.link.post
+    unit.link.post = lambda event: (events.append(event), real_post(event))
+    assert client.post("/press", data={"csrf": token(client), "button": "build"}).status_code == 204
+    unit.wait_for(lambda: len(events) == 2)  # pressed, then released by the service 0.2 s later
+    assert [type(e).__name__ for e in events] == ["Pressed", "Released"]
+
+
+def test_settings_changed_on_the_page_reach_the_unit(client, unit):
+    pair(client, unit)
+    page = client.get("/settings")
+    assert 'name="auction.seconds"' in page.text and "disabled" not in page.text
+    saved = client.post("/settings", data={"csrf": token(client), "auction.seconds": "30", "game.minutes": ""})
+    assert saved.url.query == b"m=saved" and 'value="30"' in saved.text
+    assert unit.runtime.unit.config.auction.seconds == 30 and unit.runtime.unit.config.game.minutes is None
+    failed = client.post("/settings", data={"csrf": token(client), "auction.seconds": "-1"})
+    assert failed.url.query == b"m=failed" and unit.runtime.unit.config.auction.seconds == 30
+
+
+# --- who may do what ----------------------------------------------------------------------------------
+
+
+def test_an_unpaired_client_cannot_press_or_change_anything_on_any_route(client, unit):
+    before = (unit.runtime.unit.state, unit.runtime.unit.config, len(unit.trace.records))
+    csrf = token(client)  # a session of its own, with its valid CSRF token: only pairing is missing
+    app_routes = client.app.routes
+    tried = []
+    forms = [
+        {"csrf": csrf, "button": "auction", "action": "press"},
+        {"csrf": csrf, "button": "power"},
+        {"csrf": csrf, "auction.seconds": "10", "game.minutes": "5"},
+        {"csrf": csrf, "code": "123456"},
+    ]
+    for route in app_routes:
+        path = route.path if isinstance(route, Route) else route.path + "/app.js"
+        for method in ("POST", "PUT", "DELETE", "PATCH"):
+            for form in forms:
+                response = client.request(method, path, data=form)
+                tried.append((method, path, response.status_code))
+                assert response.status_code in (200, 303, 400, 403, 404, 405, 429), (method, path, response.status_code)
+                assert "mc_session" not in response.headers.get("set-cookie", "") or path == "/pair"
+                assert "gen" not in (client.app.state.web.signer.unsign(client.cookies.get("mc_session")) or {})
+    assert {path for _, path, _ in tried} >= {"/press", "/settings", "/pair", "/pair/request", "/", "/remote"}
+    time.sleep(0.2)
+    assert (unit.runtime.unit.state, unit.runtime.unit.config) == before[:2]
+    assert all(r["kind"] == "screen" for r in unit.trace.records[before[2] :])  # nothing happened
+    assert any(isinstance(r, Mount) for r in app_routes)
+
+
+def test_a_cross_site_form_post_is_refused_even_for_a_paired_phone(client, unit):
+    pair(client, unit)
+    csrf = token(client)
+    evil = {"origin": "http://evil.example", "sec-fetch-site": "cross-site"}
+    for headers in (evil, {"origin": "http://evil.example"}, {"sec-fetch-site": "cross-site"}):
+        for path, form in (("/press", {"button": "power"}), ("/settings", {"auction.seconds": "10"})):
+            assert client.post(path, data=form | {"csrf": csrf}, headers=headers).status_code == 403
+    # a same-site request without the session's token is refused too
+    assert client.post("/press", data={"button": "power"}).status_code == 403
+    assert client.post("/press", data={"button": "power", "csrf": "x" * 43}).status_code == 403
+    assert client.post("/press", content=json.dumps({"button": "power", "csrf": csrf})).status_code == 415
+    time.sleep(0.2)
+    assert unit.runtime.unit.state == "off" and unit.runtime.unit.config.auction.seconds == 50
+
+
+def test_an_oversized_body_is_refused(client, unit):
+    pair(client, unit)
+    csrf = token(client)
+    big = {"csrf": csrf, "button": "power", "pad": "x" * MAX_BODY}
+    assert client.post("/press", data=big).status_code == 413
+
+    def chunks():
+        yield b"csrf=" + csrf.encode() + b"&button=power&pad="
+        for _ in range(10):
+            yield b"x" * 1000
+
+    chunked = client.post("/press", content=chunks(), headers={"content-type": "application/x-www-form-urlencoded"})
+    assert chunked.status_code == 413
+    assert client.post("/press", headers={"content-length": "99999999"}, content=b"").status_code == 413
+    time.sleep(0.2)
+    assert unit.runtime.unit.state == "off"
+
+
+def test_a_thousand_wrong_pairing_codes_do_not_get_through(client, unit):
+    csrf = token(client)
+    client.post("/pair/request", data={"csrf": csrf})
+    right = unit.shown_code(unit.codes)
+    statuses = []
+    for n in range(1000):
+        code = f"{n:06d}"
+        if code == right:
+            code = "999999" if right != "999999" else "999998"
+        spoofed = {"x-forwarded-for": f"10.0.0.{n % 250}"}  # ignored: the service counts real addresses
+        response = client.post("/pair", data={"csrf": csrf, "code": code}, headers=spoofed)
+        statuses.append(response.status_code)
+        assert "gen" not in (client.app.state.web.signer.unsign(client.cookies.get("mc_session")) or {})
+    assert statuses.count(200) <= 5 and statuses.count(429) >= 995  # rate-limited after five tries
+    # and the unit voided the code after five mistakes: even the right one is refused now
+    assert not unit.link.check_code(right)
+
+
+def test_the_rate_limit_counts_per_address_and_in_all():
+    now = [0.0]
+    limit = RateLimit(count=2, seconds=60, total=3, keys=2, clock=lambda: now[0])
+    assert [limit.allow("a"), limit.allow("a"), limit.allow("a")] == [True, True, False]
+    assert [limit.allow("b"), limit.allow("c")] == [True, False]  # the total
+    now[0] = 61
+    assert limit.allow("a") and limit.allow("b") and len(limit._by_key) <= 2
+
+
+def test_the_session_cookie_cannot_be_forged():
+    signer = Signer(b"k" * 32)
+    token = signer.sign({"id": "x", "gen": "g"})
+    assert signer.unsign(token) == {"id": "x", "gen": "g"}
+    payload, mac = token.split(".")
+    assert signer.unsign(payload + "." + mac[::-1]) is None
+    assert Signer(b"j" * 32).unsign(token) is None
+    assert signer.unsign("x" * 5000) is None and signer.unsign(None) is None and signer.unsign("a.b.c") is None
+
+
+def test_nothing_a_client_sends_becomes_a_path(client):
+    for path in ("/static/../app.py", "/static/%2e%2e/app.py", "/static/..%2fapp.py", "/../../etc/passwd"):
+        response = client.get(path)
+        assert response.status_code == 404 and "import" not in response.text, path
+    assert client.get("/?lang=../../etc/passwd").status_code == 200
+
+
+# --- the live stream, over a real server ------------------------------------------------------------
+
+
+def test_the_event_stream_starts_with_a_snapshot_and_follows_the_unit(unit, tmp_path):
+    with serving(tmp_path) as base, httpx.Client(base_url=base, timeout=5) as http:
+        end = time.monotonic() + 5
+        while '"unit": true' not in json.dumps(json.loads(_first_event(http))):
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        with http.stream("GET", "/events?lang=en") as stream:
+            lines = stream.iter_lines()
+            first = _next_data(lines)
+            assert first["kind"] == "snapshot" and first["unit"] is True and "pairing" not in first
+            unit.press("power")
+            records = [_next_data(lines)]
+            while records[-1]["kind"] != "screen":
+                records.append(_next_data(lines))
+        assert {"kind": "state", "state": "ready"} in [{k: r.get(k) for k in ("kind", "state")} for r in records]
+        screen = next(r for r in records if r["kind"] == "screen")
+        assert screen["text"] == "LEFT 1h00 · GAME 1h00" and screen["clock"] == screen["text"]
+
+
+def _first_event(http) -> str:
+    with http.stream("GET", "/events") as stream:
+        return json.dumps(_next_data(stream.iter_lines()))
+
+
+def _next_data(lines) -> dict:
+    for line in lines:
+        if line.startswith("data: "):
+            return json.loads(line.removeprefix("data: "))
+    raise AssertionError("the stream ended")
+
+
+# --- the design ------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, "unit.web")))
+def test_the_web_service_imports_only_the_shared_modules_and_the_pure_core(name):
+    for imported in project(MODULES[name]):
+        assert within(imported, "unit.web", "unit.core") or imported in ("unit", "unit.i18n", "unit.errors"), imported
+    assert STDLIB
+
+
+def test_the_pages_follow_a_unit_that_restarts(tmp_path):
+    with serving(tmp_path) as base, httpx.Client(base_url=base, timeout=10) as http:
+        with http.stream("GET", "/events") as stream:
+            lines = stream.iter_lines()
+            assert _next_data(lines)["unit"] is False  # no unit yet: the page says so
+            with RunningUnit(tmp_path):
+                assert _next_data(lines)["unit"] is True  # the service connects by itself
+            assert _next_data(lines) == {"kind": "unit", "connected": False}
+            with RunningUnit(tmp_path) as unit:
+                assert _next_data(lines)["unit"] is True
+                unit.press("power")
+                assert _next_data(lines)["kind"] == "state"
+
+
+# --- the command ---------------------------------------------------------------------------------------
+
+
+def test_run_and_serve_as_two_processes(tmp_path):
+    import socket
+    import subprocess
+    import sys
+
+    from test_web_support import free_port
+
+    state = tmp_path / "state"
+    scenario = tmp_path / "s.yaml"
+    scenario.write_text("until: 20\nevents:\n  - {at: 0.2, press: power}\n", encoding="utf-8")
+    port = free_port()
+    run = ["run", "--backend", "headless", "--state-dir", str(state), "--script", str(scenario)]
+    unit = subprocess.Popen([sys.executable, "-m", "unit", *run])
+    serve = subprocess.Popen(
+        [sys.executable, "-m", "unit", "serve", "--host", "127.0.0.1", "--port", str(port), "--state-dir", str(state)],
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert serve.stdout.readline() == f"monopoly-city: serving the phone companion on http://127.0.0.1:{port}/\n"
+        end = time.monotonic() + 20
+        while True:
+            with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+                break
+            assert time.monotonic() < end
+            time.sleep(0.05)
+        with httpx.Client(base_url=f"http://127.0.0.1:{port}", timeout=10) as http:
+            while True:
+                with http.stream("GET", "/events") as stream:
+                    first = _next_data(stream.iter_lines())
+                if first["unit"] and first.get("state") == "ready":
+                    break
+                assert time.monotonic() < end, first
+                time.sleep(0.1)
+            assert "RESTE" in http.get("/").text
+    finally:
+        for process in (serve, unit):
+            process.terminate()
+            process.wait(10)
+        serve.stdout.close()
+    assert unit.returncode in (0, -15) and not (state / "unit.sock").exists()
+
+
+def test_serve_without_the_web_extra_says_what_to_install(monkeypatch, capsys):
+    import sys
+
+    from unit.cli import main
+
+    monkeypatch.setitem(sys.modules, "unit.web.server", None)
+    assert main(["serve"]) == 2
+    assert "pip install -e '.[web]'" in capsys.readouterr().err
+
+
+def test_a_page_that_falls_behind_loses_its_stream_and_the_others_miss_nothing():
+    import asyncio
+
+    from unit.web import hub as hubs
+
+    async def scenario():
+        hub = hubs.UnitHub(None)
+        slow, quick = hub.subscribe(), hub.subscribe()
+        got = [await quick.queue.get()]  # the snapshot
+        for n in range(hubs.STREAM_QUEUE * 2):
+            hub._receive(json.dumps({"t": n, "kind": "led", "mode": "on"}).encode())
+            got.append(await quick.queue.get())
+        assert slow.dropped and slow not in hub.subscribers and quick in hub.subscribers
+        assert [r["t"] for r in got[1:]] == list(range(hubs.STREAM_QUEUE * 2))
+        waiting = [slow.queue.get_nowait() for _ in range(slow.queue.qsize())]
+        assert waiting[-1] is None  # its stream ends; the browser reconnects from a fresh snapshot
+
+    asyncio.run(scenario())

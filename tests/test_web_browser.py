@@ -1,0 +1,261 @@
+"""The phone companion in a real browser: Playwright for Python driving Debian's Chromium.
+
+Nothing is downloaded at run time: the browser is /usr/bin/chromium (``.ci/run``
+installs it with apt where it is missing); without it these tests are skipped with
+one line saying why. ``python tests/test_web_browser.py`` rewrites the phone-sized
+screenshots of every page under docs/images/phone/.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import re
+import shutil
+import sys
+import threading
+import time
+from pathlib import Path
+
+import pytest
+
+CHROMIUM = "/usr/bin/chromium"
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True, "has_touch": True}
+DOC_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images" / "phone"
+
+if not os.path.exists(CHROMIUM):
+    pytest.skip(f"no Chromium at {CHROMIUM}: .ci/run installs it: apt-get install chromium", allow_module_level=True)
+sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
+pytest.importorskip("starlette", reason="the web extra is not installed")
+
+from test_web_support import RunningUnit, serving  # noqa: E402
+
+LATENCY_LIMIT_MS = 100  # the issue's bound between the unit's trace and the page
+
+
+@contextlib.contextmanager
+def browser():
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@contextlib.contextmanager
+def phone(chromium, lang: str = "fr"):
+    context = chromium.new_context(**PHONE, locale=lang)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+@pytest.fixture(scope="module")
+def chromium():
+    with browser() as launched:
+        yield launched
+
+
+def wait_for_unit(page) -> None:
+    """The live stream is open and the unit is there (no wait_for_function: the page's CSP forbids eval)."""
+    page.wait_for_selector("body[data-stream='unit']", state="attached")
+    page.wait_for_selector("#nounit", state="hidden")
+
+
+def test_the_live_view_follows_a_scripted_auction_within_100_ms(chromium, tmp_path):
+    config = {"auction": {"seconds": 7, "warning_seconds": 5}}
+    with RunningUnit(tmp_path, config) as unit, serving(tmp_path) as base, phone(chromium) as page:
+        page.goto(base + "/")
+        wait_for_unit(page)
+        unit.press("power")
+        page.wait_for_selector("#state:has-text('Prêt')")
+        unit.press("auction")
+        page.wait_for_selector("#screen:has-text('ENCHÈRES 5 !')")  # the warning, 5 s left
+        assert page.get_attribute("#screen", "data-state") == "warning"
+        assert page.get_attribute("#led", "data-mode") == "blink"
+        page.wait_for_selector("#screen:has-text('ADJUGÉ !')", timeout=10_000)  # sold at the end
+        page.wait_for_selector("#led[data-mode='off']")
+        assert page.text_content("#state") == "Prêt"
+        seen = page.evaluate("window.mcLog")
+    arrivals = {(r["kind"], r["t"]): r["at"] / 1000 for r in seen if r["kind"] != "snapshot"}
+    lags = []
+    for written, obj in unit.trace.stamped:
+        if obj["t"] == 0.0:
+            continue  # the welcome screen and chime at start: before the page, in its snapshot
+        if obj["kind"] in ("state", "led", "sound", "screen", "build"):
+            lags.append((arrivals[(obj["kind"], obj["t"])] - written) * 1000)
+    warning = [obj["t"] for _, obj in unit.trace.stamped if obj == {**obj, "kind": "state", "state": "warning"}]
+    sold = [obj["t"] for _, obj in unit.trace.stamped if obj.get("name") == "sold"]
+    assert len(warning) == 1 and len(sold) == 1 and sold[0] - warning[0] == pytest.approx(5, abs=0.02)
+    assert len(lags) >= 15
+    assert max(lags) < LATENCY_LIMIT_MS, f"slowest record reached the page {max(lags):.1f} ms after the trace"
+    print(f"trace -> page: {len(lags)} records, median {sorted(lags)[len(lags) // 2]:.1f} ms, max {max(lags):.1f} ms")
+
+
+def test_pairing_in_the_browser_then_the_remote_starts_an_auction(chromium, tmp_path):
+    codes: list[str] = []
+    with RunningUnit(tmp_path, on_code=codes.append) as unit, serving(tmp_path) as base, phone(chromium) as page:
+        unit.press("power")
+        page.goto(base + "/remote")
+        wait_for_unit(page)
+        assert page.query_selector("[data-button]") is None  # not paired: no buttons
+        page.click("#request-code")
+        page.wait_for_selector("#message.shown")
+        right = unit.shown_code(codes)
+        page.fill("#code", "000000" if right != "000000" else "111111")
+        page.click("#pair")
+        page.wait_for_selector("#message.wrong")
+        assert page.query_selector("[data-button]") is None
+        page.fill("#code", right)
+        page.click("#pair")
+        page.wait_for_selector("#message.paired")
+        page.click("[data-button='auction']")  # a short press: pointer down, pointer up
+        unit.wait_for(lambda: unit.runtime.unit.state == "countdown")
+        page.wait_for_selector("#screen:has-text('ENCHÈRES')")
+        assert page.get_attribute("#led", "data-mode") == "blink"
+
+
+@contextlib.contextmanager
+def evil_site(form_html: str):
+    """Another origin (another port) serving one page: a form that posts itself to the unit's service."""
+    import http.server
+
+    class Page(http.server.BaseHTTPRequestHandler):
+        def do_GET(self):
+            body = form_html.encode()
+            self.send_response(200)
+            self.send_header("content-type", "text/html")
+            self.send_header("content-length", str(len(body)))
+            self.end_headers()
+            self.wfile.write(body)
+
+        def log_message(self, *args):
+            pass
+
+    server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Page)
+    thread = threading.Thread(target=server.serve_forever, daemon=True)
+    thread.start()
+    try:
+        yield f"http://127.0.0.1:{server.server_address[1]}/"
+    finally:
+        server.shutdown()
+        server.server_close()
+
+
+def test_a_cross_site_form_post_from_another_page_is_refused(chromium, tmp_path):
+    codes: list[str] = []
+    with RunningUnit(tmp_path, on_code=codes.append) as unit, serving(tmp_path) as base, phone(chromium) as page:
+        page.goto(base + "/remote")
+        wait_for_unit(page)
+        page.click("#request-code")
+        page.wait_for_selector("#message.shown")
+        page.fill("#code", unit.shown_code(codes))
+        page.click("#pair")
+        page.wait_for_selector("#message.paired")  # this browser holds a paired session cookie
+        form = (
+            f'<form id="f" method="post" action="{base}/press">'
+            '<input name="button" value="power"><input name="action" value="press"></form>'
+            '<script>document.getElementById("f").submit()</script>'
+        )
+        with evil_site(form) as evil:
+            page.goto(evil)
+            page.wait_for_url(base + "/press")
+            assert "cross-site request refused" in page.text_content("body")
+        time.sleep(0.2)
+        assert unit.runtime.unit.state == "off"
+
+
+def test_a_setting_changed_on_the_page_reaches_the_unit(chromium, tmp_path):
+    codes: list[str] = []
+    with RunningUnit(tmp_path, on_code=codes.append) as unit, serving(tmp_path) as base, phone(chromium, "en") as page:
+        page.goto(base + "/remote?lang=en")
+        wait_for_unit(page)
+        page.click("#request-code")
+        page.wait_for_selector("#message.shown")
+        page.fill("#code", unit.shown_code(codes))
+        page.click("#pair")
+        page.wait_for_selector("#message.paired")
+        page.goto(base + "/settings")
+        page.fill("input[name='auction.seconds']", "40")
+        page.click("#save")
+        page.wait_for_selector("#message.saved")
+        assert page.input_value("input[name='auction.seconds']") == "40"
+        assert unit.runtime.unit.config.auction.seconds == 40
+
+
+def test_without_a_unit_the_page_says_so(chromium):
+    with serving(None) as base, phone(chromium, "en") as page:
+        page.goto(base + "/?lang=en")
+        page.wait_for_selector("body[data-stream='no-unit']", state="attached")
+        assert page.is_visible("#nounit")
+        assert "not running" in page.text_content("#nounit")
+
+
+def test_phone_sized_screenshots_of_every_page(chromium, tmp_path):
+    shots = take_screenshots(chromium, tmp_path / "state", tmp_path / "shots")
+    assert len(shots) == 12
+    for shot in shots:
+        data = shot.read_bytes()
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(data[16:20], "big") == PHONE["viewport"]["width"]
+
+
+def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
+    """Every page in French and English on a phone-sized screen, during a game, into ``out``/LANG/."""
+    saved = []
+    for lang in ("fr", "en"):
+        (out / lang).mkdir(parents=True, exist_ok=True)
+        codes: list[str] = []
+        config = {"language": lang, "auction": {"seconds": 50}}
+        with serving(None) as base, phone(chromium, lang) as page:
+            page.goto(f"{base}/?lang={lang}")
+            page.wait_for_selector("body[data-stream='no-unit']", state="attached")
+            page.screenshot(path=out / lang / "no-unit.png")
+            saved.append(out / lang / "no-unit.png")
+        shutil.rmtree(state_dir, ignore_errors=True)
+        with RunningUnit(state_dir, config, on_code=codes.append) as unit, serving(state_dir, lang) as base:
+            with phone(chromium, lang) as page:
+                unit.press("power")
+                unit.press("build")
+                unit.wait_for(lambda: unit.runtime.unit.state == "build")
+                time.sleep(1.8)  # the draw lands
+                unit.press("auction")
+                page.goto(f"{base}/remote?lang={lang}")
+                wait_for_unit(page)
+                page.screenshot(path=out / lang / "pair.png")
+                page.click("#request-code")
+                page.wait_for_selector("#message.shown")
+                page.fill("#code", unit.shown_code(codes))
+                page.click("#pair")
+                page.wait_for_selector("#message.paired")
+                page.wait_for_selector("#screen:text-matches('ENCHÈRES|AUCTION')")
+                page.screenshot(path=out / lang / "remote.png")
+                page.goto(f"{base}/")
+                wait_for_unit(page)
+                page.screenshot(path=out / lang / "live.png")
+                page.goto(f"{base}/settings")
+                page.screenshot(path=out / lang / "settings.png")
+                page.goto(f"{base}/share")
+                page.wait_for_load_state("load")
+                page.screenshot(path=out / lang / "share.png")
+        saved += [out / lang / f"{name}.png" for name in ("pair", "remote", "live", "settings", "share")]
+    return saved
+
+
+if __name__ == "__main__":
+    # python tests/test_web_browser.py: rewrite the documentation's screenshots.
+    import tempfile
+
+    with browser() as launched, tempfile.TemporaryDirectory() as tmp:
+        for path in take_screenshots(launched, Path(tmp) / "state", DOC_IMAGES):
+            print(re.sub(r"^.*/docs/", "docs/", str(path)))
+    sys.exit(0)

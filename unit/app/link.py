@@ -1,0 +1,495 @@
+"""The unit's end of the phone companion: a Unix socket in the state folder (docs/phone.en.md).
+
+The unit's process stays the only one in charge of time. The web service
+(``monopoly-city serve``, :mod:`unit.web`) is another process that connects
+here. Over the socket, one JSON object per line:
+
+- the unit sends a ``snapshot`` on connect, then every trace record (the same
+  objects as ``--trace``, docs/simulate.md; ``screen`` records also carry the
+  ``view`` as data, so a page can show it in its own language), plus the
+  link's own records: ``settings``, ``pairing``, ``paired`` and ``error``;
+- a client sends ``{"press": "auction"}`` / ``{"release": "auction"}`` (the
+  runtime's ``post(Pressed(...))``), ``{"settings": {"game.minutes": 45}}``,
+  ``{"pair": "request"}`` (a new pairing code, shown on the unit) and
+  ``{"pair": {"code": "123456", "id": "..."}}`` (check a code).
+
+Nothing here may delay the runtime: the runtime hands records to
+:meth:`Link.write` (the link is the trace object it already calls); each one
+is serialised once and put on every client's bounded queue without waiting. A
+client whose queue is full is dropped; each client has its own writer and
+reader threads. The core is touched only on the loop's own thread: settings
+are posted to the runtime as a job.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import dataclasses
+import json
+import logging
+import os
+import queue
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import Any
+
+from unit import i18n
+from unit.app import config as configuration
+from unit.app.trace import TraceWriter, dumps, record
+from unit.core import BUTTONS, Button, Output, Pressed, Released, ScreenChanged, Unit
+from unit.errors import UserError
+
+log = logging.getLogger(__name__)
+
+SOCKET_NAME = "unit.sock"
+PAIRING_FILE = "web-pairing.json"
+QUEUE_SIZE = 512  # records waiting for one client; a client this far behind is dropped
+MAX_LINE = 4096  # bytes in one message from a client
+SEND_TIMEOUT = 5.0  # seconds a client may take to accept one write
+CODE_DIGITS = 6
+CODE_SECONDS = 120.0  # a pairing code is valid this long after it is shown
+CODE_TRIES = 5  # wrong tries before a code is void (then a new one must be asked for)
+
+#: The settings a phone may change: the device's menu decides the final list (issue 11).
+SETTINGS: tuple[str, ...] = (
+    "game.minutes",
+    "game.final_warning_minutes",
+    "auction.seconds",
+    "auction.warning_seconds",
+    "auction.cancel_hold_seconds",
+    "build.spin_seconds",
+    "build.show_seconds",
+)
+
+
+# --- settings: the one function issue 11's settings store replaces ---------------------------------
+
+
+def current_settings(config: configuration.Config) -> dict[str, Any]:
+    """The settable values of ``config``, by dotted key."""
+    return {key: getattr(getattr(config, key.split(".")[0]), key.split(".")[1]) for key in SETTINGS}
+
+
+def apply_settings(unit: Unit, changes: Any) -> dict[str, Any]:
+    """Check ``changes`` (dotted key -> value), apply them to the running unit; return every setting.
+
+    Runs on the runtime's loop thread (the core's only caller). Raises
+    :class:`~unit.errors.UserError` naming the key for a bad value; nothing is
+    applied then. The core reads its settings when it needs them: a new
+    auction length applies from the next auction, a new game length from the
+    next game. Not saved yet: issue 11's settings store (the state folder,
+    shared with the device's menu) takes over here.
+    """
+    if not isinstance(changes, dict) or not changes:
+        raise UserError("settings", 'expected a mapping of settings like {"game.minutes": 45}')
+    nested: dict[str, dict[str, Any]] = {}
+    for key, value in current_settings(unit.config).items():
+        section, name = key.split(".")
+        nested.setdefault(section, {})[name] = value
+    for key, value in changes.items():
+        if key not in SETTINGS:
+            expected = ", ".join(SETTINGS)
+            raise UserError(f"settings: {key}", f"not a setting the phone may change (expected one of {expected})")
+        section, name = key.split(".")
+        nested[section][name] = value
+    checked = configuration.load((nested, "settings"))  # the same checks as a configuration file
+    old = unit.config
+    unit.config = dataclasses.replace(
+        old,
+        game=checked.game,
+        auction=checked.auction,
+        build=dataclasses.replace(
+            old.build, spin_seconds=checked.build.spin_seconds, show_seconds=checked.build.show_seconds
+        ),
+    )
+    return current_settings(unit.config)
+
+
+# --- records ------------------------------------------------------------------------------------------
+
+
+def view_data(view: object) -> dict[str, Any]:
+    """A screen's view as plain data: ``{"name": "countdown", "seconds_left": 45, ...}``."""
+    data = dataclasses.asdict(view) if dataclasses.is_dataclass(view) else {}  # type: ignore[arg-type]
+    return {"name": type(view).__name__.lower(), **data}
+
+
+class Client:
+    """One connection: a bounded queue of lines to send, a writer thread and a reader thread."""
+
+    def __init__(self, link: Link, conn: socket.socket, number: int):
+        self.link = link
+        self.conn = conn
+        self.number = number
+        self.lines: queue.Queue[bytes | None] = queue.Queue(QUEUE_SIZE)
+        self.held: set[str] = set()  # buttons this client pressed and did not release
+        self.closed = False
+
+    def offer(self, line: bytes) -> bool:
+        """Queue a line without waiting; False when the client is too far behind (then it is dropped)."""
+        try:
+            self.lines.put_nowait(line)
+            return True
+        except queue.Full:
+            return False
+
+    def close(self) -> None:
+        """Hang up now (a client too far behind): a write in progress fails at once."""
+        if self.closed:
+            return
+        self.closed = True
+        with contextlib.suppress(OSError):
+            self.conn.shutdown(socket.SHUT_RDWR)
+        with contextlib.suppress(queue.Full):
+            self.lines.put_nowait(None)
+
+    def end(self) -> None:
+        """Hang up once what is queued is sent (the last answer to a client that misbehaved)."""
+        try:
+            self.lines.put_nowait(None)
+        except queue.Full:
+            self.close()
+
+    def write_loop(self) -> None:
+        try:
+            while (line := self.lines.get()) is not None:
+                self.conn.sendall(line)
+        except OSError:
+            pass  # gone, hung up, or too slow to take one write in SEND_TIMEOUT
+        finally:
+            self.closed = True
+            with contextlib.suppress(OSError):
+                self.conn.shutdown(socket.SHUT_RDWR)
+            self.conn.close()
+            self.link.drop(self)
+
+    def read_loop(self) -> None:
+        buffer = b""
+        try:
+            while not self.closed:
+                chunk = self.conn.recv(4096)
+                if not chunk:
+                    break
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    if line.strip():
+                        self.link.receive(self, line)
+                if len(buffer) > MAX_LINE:
+                    self.link.reply(self, {"kind": "error", "error": f"message longer than {MAX_LINE} bytes"})
+                    break
+        except OSError:
+            pass
+        finally:
+            self.link.drop(self)
+            self.end()
+
+
+class Link:
+    """The socket server, and the trace object the runtime writes to.
+
+    ``trace`` (the ``--trace`` file's writer, if any) gets every record as
+    before; ``on_code`` is called with each new pairing code (to show it on
+    the OLED; for now the code is logged). The pairing generation, kept in
+    the state folder, is renewed when the unit is switched off (the end of a
+    game): the web service's session cookies name it, so that renewing it
+    unpairs every phone.
+    """
+
+    def __init__(
+        self,
+        state_dir: str | os.PathLike,
+        language: str,
+        *,
+        trace: TraceWriter | None = None,
+        on_code: Callable[[str], None] | None = None,
+        clock: Callable[[], float] = time.monotonic,
+    ):
+        self.state_dir = Path(state_dir)
+        self.path = self.state_dir / SOCKET_NAME
+        self.trace = trace
+        self.words = i18n.words(language)
+        self.on_code = on_code
+        self.clock = clock
+        self.settings_handler: Callable[[Unit, Any], dict[str, Any]] = apply_settings
+        self.runtime: Any = None
+        self.post: Callable[[Any], None] | None = None  # the runtime's post(), once attached
+        self.unit: Unit | None = None
+        self._lock = threading.Lock()  # the clients, the snapshot and the order of records
+        self._clients: list[Client] = []
+        self._count = 0
+        self._server: socket.socket | None = None
+        self._last_text: str | None = None
+        self.dropped = 0  # clients dropped for falling behind (a figure for the benchmark)
+        self.snapshot: dict[str, Any] = {"kind": "snapshot", "unit": True, "state": "off", "led": {"mode": "off"}}
+        self.snapshot["screen"] = {"text": "", "view": {"name": "off"}}
+        self.snapshot["build"] = None
+        self._code: tuple[str, float, int] | None = None  # (code, expires at, wrong tries)
+        with contextlib.suppress(OSError):
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+        self.generation = self._load_generation()
+
+    # --- the runtime's side: a trace-like object ----------------------------------------------------
+
+    def attach(self, runtime: Any) -> None:
+        """Take presses to ``runtime.post`` and settings to ``runtime.unit`` (call before ``runtime.run``)."""
+        self.runtime = runtime
+        self.post = runtime.post
+        self.unit = runtime.unit
+        self.snapshot["settings"] = current_settings(runtime.unit.config)
+
+    def write(self, t: float, outputs: Iterable[Output]) -> None:
+        """The core's outputs at ``t``: to the trace file, then to every client (never waits)."""
+        outputs = list(outputs)
+        if self.trace is not None:
+            self.trace.write(t, outputs)
+        for output in outputs:
+            obj = record(t, output, self.words)
+            if obj["kind"] == "screen":
+                if obj["text"] == self._last_text:
+                    continue
+                self._last_text = obj["text"]
+                assert isinstance(output, ScreenChanged)
+                obj["view"] = view_data(output.view)
+            self.publish(obj)
+
+    def write_record(self, obj: dict) -> None:
+        """A record the runtime writes itself (``resume``)."""
+        if self.trace is not None:
+            self.trace.write_record(obj)
+        self.publish(obj)
+
+    def publish(self, obj: dict) -> None:
+        """Fold ``obj`` into the snapshot and queue it for every client; drop those too far behind."""
+        line = (dumps(obj) + "\n").encode()
+        late = []
+        with self._lock:
+            self._fold(obj)
+            for client in self._clients:
+                if not client.offer(line):
+                    late.append(client)
+        for client in late:
+            log.warning("web link: client %d too slow, dropped", client.number)
+            self.dropped += 1
+            client.close()
+
+    def _fold(self, obj: dict) -> None:
+        kind, snap = obj.get("kind"), self.snapshot
+        snap["t"] = obj.get("t", snap.get("t"))
+        if kind == "state":
+            if snap["state"] != "off" and obj["state"] == "off":
+                self._game_over()
+            snap["state"] = obj["state"]
+        elif kind == "led":
+            snap["led"] = {k: v for k, v in obj.items() if k in ("mode", "hz")}
+        elif kind == "screen":
+            snap["screen"] = {"text": obj["text"], "view": obj.get("view")}
+            if (obj.get("view") or {}).get("name") == "ready":
+                snap["clock"] = obj["view"]  # the game clock, kept while a countdown covers it
+        elif kind == "build":
+            snap["build"] = obj["result"]
+        elif kind == "settings":
+            snap["settings"] = obj["settings"]
+
+    # --- pairing ----------------------------------------------------------------------------------------
+
+    def _load_generation(self) -> str:
+        try:
+            data = json.loads((self.state_dir / PAIRING_FILE).read_text(encoding="utf-8"))
+            if isinstance(data, dict) and isinstance(data.get("generation"), str):
+                return data["generation"]
+        except (OSError, ValueError):
+            pass
+        return self._save_generation(secrets.token_hex(8))
+
+    def _save_generation(self, generation: str) -> str:
+        """Keep the pairing generation across restarts (a power cut keeps the phones paired)."""
+        path = self.state_dir / PAIRING_FILE
+        try:
+            tmp = path.with_suffix(".tmp")
+            tmp.write_text(json.dumps({"generation": generation}), encoding="utf-8")
+            os.replace(tmp, path)
+        except OSError as error:
+            log.warning("web link: cannot save the pairings in %s: %s", path, error.strerror or error)
+        return generation
+
+    def _game_over(self) -> None:
+        """Switching off ends the game: its pairings end with it (called under the lock, on the loop).
+
+        A phone paired while the unit is off stays paired into the game that starts next, so the
+        banker can switch on from the phone; a power cut is not a switch off (the game resumes).
+        """
+        self._forget()
+
+    def forget_pairings(self) -> None:
+        """Every paired phone must pair again (a new game; issue 11's factory reset calls this too)."""
+        with self._lock:
+            self._forget()
+
+    def _forget(self) -> None:
+        self.generation = self._save_generation(secrets.token_hex(8))
+        self._code = None
+        self.snapshot["pairing"] = self.generation
+        line = (dumps({"kind": "pairing", "generation": self.generation}) + "\n").encode()
+        for client in self._clients:
+            client.offer(line)
+
+    def new_code(self) -> str:
+        """A fresh pairing code, valid CODE_SECONDS, shown on the unit (for now: in the log)."""
+        code = "".join(secrets.choice("0123456789") for _ in range(CODE_DIGITS))
+        with self._lock:
+            self._code = (code, self.clock() + CODE_SECONDS, 0)
+        log.warning("pairing code for the phone: %s (valid %d s)", code, CODE_SECONDS)
+        if self.on_code is not None:
+            self.on_code(code)
+        return code
+
+    def check_code(self, code: Any) -> bool:
+        """True once for the right code within its time; CODE_TRIES wrong tries void the code."""
+        with self._lock:
+            if self._code is None:
+                return False
+            expected, expires, tries = self._code
+            if self.clock() >= expires:
+                self._code = None
+                return False
+            if isinstance(code, str) and secrets.compare_digest(code.encode(), expected.encode()):
+                self._code = None  # one phone per code
+                return True
+            self._code = None if tries + 1 >= CODE_TRIES else (expected, expires, tries + 1)
+            return False
+
+    # --- the clients' side ------------------------------------------------------------------------------
+
+    def start(self) -> bool:
+        """Listen on the socket (only this user may connect); False, with a warning, when it cannot."""
+        try:
+            self.state_dir.mkdir(parents=True, exist_ok=True)
+            with contextlib.suppress(FileNotFoundError):
+                self.path.unlink()  # left by a unit that was killed
+            server = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        except OSError as error:
+            log.warning("web link: no socket: %s (the phones will not see the unit)", error)
+            return False
+        try:
+            old = os.umask(0o177)
+            try:
+                server.bind(str(self.path))
+            finally:
+                os.umask(old)
+            server.listen(16)
+        except OSError as error:
+            server.close()
+            log.warning("web link: cannot listen on %s: %s (the phones will not see the unit)", self.path, error)
+            return False
+        self._server = server
+        threading.Thread(target=self._accept_loop, name="link-accept", daemon=True).start()
+        return True
+
+    def close(self) -> None:
+        server, self._server = self._server, None
+        if server is not None:
+            with contextlib.suppress(OSError):
+                server.shutdown(socket.SHUT_RDWR)
+            server.close()
+            with contextlib.suppress(OSError):
+                self.path.unlink()
+        with self._lock:
+            clients = list(self._clients)
+        for client in clients:
+            client.close()
+
+    def _accept_loop(self) -> None:
+        while (server := self._server) is not None:
+            try:
+                conn, _ = server.accept()
+            except OSError:
+                return
+            conn.settimeout(None)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(SEND_TIMEOUT))
+            with self._lock:
+                self._count += 1
+                client = Client(self, conn, self._count)
+                snapshot = self.snapshot | {"pairing": self.generation, "code_pending": self._code is not None}
+                client.offer((dumps(snapshot) + "\n").encode())
+                self._clients.append(client)
+            threading.Thread(target=client.write_loop, name=f"link-write-{client.number}", daemon=True).start()
+            threading.Thread(target=client.read_loop, name=f"link-read-{client.number}", daemon=True).start()
+
+    def drop(self, client: Client) -> None:
+        """Forget a client; release the buttons it still held (a phone gone mid-press)."""
+        with self._lock:
+            if client not in self._clients:
+                return
+            self._clients.remove(client)
+            held, client.held = set(client.held), set()
+        if self.post is not None:
+            for button in held:
+                self.post(Released(Button(button)))
+
+    def reply(self, client: Client, obj: dict) -> None:
+        if not client.offer((dumps(obj) + "\n").encode()):
+            client.close()
+
+    def receive(self, client: Client, line: bytes) -> None:
+        """One message from a client: a press, a release, settings or pairing."""
+        try:
+            message = json.loads(line)
+        except ValueError:
+            message = None
+        if not isinstance(message, dict) or len(message) != 1:
+            self.reply(client, {"kind": "error", "error": "expected one JSON object with one key per line"})
+            return
+        ((verb, value),) = message.items()
+        if verb in ("press", "release") and value in BUTTONS:
+            if self.post is None:
+                self.reply(client, {"kind": "error", "error": "no unit attached"})
+            elif verb == "press":
+                client.held.add(value)
+                self.post(Pressed(Button(value)))
+            else:
+                client.held.discard(value)
+                self.post(Released(Button(value)))
+        elif verb == "settings":
+            self._settings(client, value)
+        elif verb == "pair" and value == "request":
+            self.new_code()
+            self.reply(client, {"kind": "pairing", "generation": self.generation, "code_pending": True})
+        elif verb == "pair" and isinstance(value, dict):
+            ok = self.check_code(value.get("code"))
+            answer = {"kind": "paired", "id": str(value.get("id", ""))[:64], "ok": ok}
+            self.reply(client, answer | ({"generation": self.generation} if ok else {}))
+        else:
+            self.reply(client, {"kind": "error", "error": f"unknown message {verb!r}"})
+
+    def _settings(self, client: Client, changes: Any) -> None:
+        """Apply settings on the runtime's loop, then tell every client (or the sender what was wrong)."""
+        if self.post is None or self.unit is None:
+            self.reply(client, {"kind": "error", "error": "no unit attached"})
+            return
+        unit = self.unit
+
+        def job(at: float) -> None:
+            try:
+                settings = self.settings_handler(unit, changes)
+            except UserError as error:
+                self.reply(client, {"kind": "error", "error": str(error)})
+                return
+            except Exception:  # a bug here must not stop the unit's loop
+                log.exception("web link: applying settings failed")
+                self.reply(client, {"kind": "error", "error": "settings: the unit could not apply them"})
+                return
+            start = getattr(self.runtime, "start", 0.0)
+            self.publish({"t": round(max(0.0, at - start), 3), "kind": "settings", "settings": settings})
+
+        self.post(job)  # the runtime runs callables on its loop thread
+
+
+def _timeval(seconds: float) -> bytes:
+    import struct
+
+    return struct.pack("ll", int(seconds), int((seconds % 1) * 1e6))
