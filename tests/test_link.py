@@ -87,24 +87,25 @@ def test_settings_are_applied_on_the_loop_and_told_to_every_client(tmp_path):
     with RunningUnit(tmp_path) as unit:
         sender, watcher = LinkClient(tmp_path), LinkClient(tmp_path)
         sender.next("snapshot"), watcher.next("snapshot")
-        sender.send({"settings": {"auction.seconds": 20, "game.minutes": None}})
+        sender.send({"settings": {"auction.seconds": 30, "game.minutes": None}})
         told = watcher.next("settings")
-        assert told["settings"]["auction.seconds"] == 20 and told["settings"]["game.minutes"] is None
+        assert told["settings"]["auction.seconds"] == 30 and told["settings"]["game.minutes"] is None
         assert sender.next("settings") == told
-        assert unit.runtime.unit.config.auction.seconds == 20 and unit.runtime.unit.config.game.minutes is None
-        # the next auction is 20 s long
+        assert unit.runtime.unit.config.auction.seconds == 30 and unit.runtime.unit.config.game.minutes is None
+        # the next auction is 30 s long
         unit.press("power")
         unit.press("auction")
-        assert watcher.next("screen", text="ENCHÈRES 20")
+        assert watcher.next("screen", text="ENCHÈRES 30")
         # a new client's snapshot has the new settings
-        assert LinkClient(tmp_path).next("snapshot")["settings"]["auction.seconds"] == 20
+        assert LinkClient(tmp_path).next("snapshot")["settings"]["auction.seconds"] == 30
 
 
 @pytest.mark.parametrize(
     ("changes", "error"),
     [
-        ({"auction.seconds": -3}, "settings: auction.seconds"),
-        ({"auction.warning_seconds": 80}, "auction.warning_seconds: expected less than auction.seconds (50)"),
+        ({"auction.seconds": -3}, "settings: auction.seconds: expected one of 30, 40, 50, 60, 90"),
+        ({"auction.seconds": 20}, "the device menu's values"),
+        ({"buzzer.volume": "loud"}, "settings: buzzer.volume"),
         ({"pins.led": 4}, "settings: pins.led: not a setting the phone may change"),
         ({}, "expected a mapping of settings"),
         ("60", "expected a mapping of settings"),
@@ -121,16 +122,25 @@ def test_bad_settings_are_refused_to_the_sender_and_change_nothing(tmp_path, cha
         assert unit.runtime.unit.config == before
 
 
-def test_apply_settings_keeps_what_it_does_not_set():
+def test_a_setting_from_the_phone_is_the_menu_s_own_saved_and_kept_across_a_restart(tmp_path):
+    """The same path as the device's menu: the core applies it, settings.json keeps it, the menu shows it."""
     from unit.app import config as configuration
+    from unit.app.runtime import Runtime
+    from unit.app.settings import SettingsStore
+    from unit.backends.base import Backend
+    from unit.core.menu import Choices
 
-    unit = Unit(configuration.load(({"pins": {"led": 5}, "build": {"weights": {1: 0}}}, "test")))
-    settings = apply_settings(unit, {"build.show_seconds": 4, "game.final_warning_minutes": 1})
-    assert settings["build.show_seconds"] == 4 and unit.config.build.show_seconds == 4
-    assert unit.config.pins.led == 5 and unit.config.build.weights[1] == 0
-    assert unit.config.game.final_warning_minutes == 1
-    with pytest.raises(UserError, match="game.final_warning_minutes"):
-        apply_settings(unit, {"game.minutes": 0.5})
+    config = configuration.load()
+    runtime = Runtime(Unit(config), Backend(), settings=SettingsStore(tmp_path))
+    settings = apply_settings(runtime, {"game.minutes": 90, "language": "en", "buzzer.volume": "low"}, 0.0)
+    assert settings["game.minutes"] == 90 and settings["language"] == "en" and settings["buzzer.volume"] == "low"
+    shown = Choices.of(runtime.unit.config)  # what the menu shows for each item
+    assert (shown.game_minutes, shown.language, str(shown.volume)) == (90, "en", "low")
+    restarted = SettingsStore(tmp_path).apply(configuration.load())  # the unit starts again: same choices
+    assert Choices.of(restarted) == shown
+    assert runtime.unit.config.pins == config.pins  # nothing else moved
+    with pytest.raises(UserError, match="settings: game.minutes"):
+        apply_settings(runtime, {"game.minutes": 0.5}, 1.0)
 
 
 def test_pairing_codes_are_shown_once_checked_once_and_void_after_five_mistakes(tmp_path):

@@ -183,9 +183,10 @@ def test_a_phone_gone_mid_press_does_not_hold_the_button_for_ever(client, unit, 
 def test_settings_changed_on_the_page_reach_the_unit(client, unit):
     pair(client, unit)
     page = client.get("/settings")
-    assert 'name="auction.seconds"' in page.text and "disabled" not in page.text
+    assert '<select id="auction.seconds" name="auction.seconds"' in page.text and "disabled" not in page.text
+    assert '<option value="90"' in page.text  # the device menu's values, and only those
     saved = client.post("/settings", data={"csrf": token(client), "auction.seconds": "30", "game.minutes": ""})
-    assert saved.url.query == b"m=saved" and 'value="30"' in saved.text
+    assert saved.url.query == b"m=saved" and '<option value="30" selected>' in saved.text
     assert unit.runtime.unit.config.auction.seconds == 30 and unit.runtime.unit.config.game.minutes is None
     failed = client.post("/settings", data={"csrf": token(client), "auction.seconds": "-1"})
     assert failed.url.query == b"m=failed" and unit.runtime.unit.config.auction.seconds == 30

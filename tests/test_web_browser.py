@@ -186,10 +186,10 @@ def test_a_setting_changed_on_the_page_reaches_the_unit(chromium, tmp_path):
         page.click("#pair")
         page.wait_for_selector("#message.paired")
         page.goto(base + "/settings")
-        page.fill("input[name='auction.seconds']", "40")
+        page.select_option("select[name='auction.seconds']", "40")  # the device menu's values
         page.click("#save")
         page.wait_for_selector("#message.saved")
-        assert page.input_value("input[name='auction.seconds']") == "40"
+        assert page.input_value("select[name='auction.seconds']") == "40"
         assert unit.runtime.unit.config.auction.seconds == 40
 
 

@@ -34,13 +34,15 @@ import socket
 import threading
 import time
 from collections.abc import Callable, Iterable
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
 from unit import i18n
 from unit.app import config as configuration
+from unit.app.settings import choices_from
 from unit.app.trace import TraceWriter, dumps, record
-from unit.core import BUTTONS, Button, Output, Pressed, Released, ScreenChanged, Unit
+from unit.core import BUTTONS, Button, Output, Pressed, Released, ScreenChanged, SettingsChanged, Unit, menu
 from unit.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -54,58 +56,56 @@ CODE_DIGITS = 6
 CODE_SECONDS = 120.0  # a pairing code is valid this long after it is shown
 CODE_TRIES = 5  # wrong tries before a code is void (then a new one must be asked for)
 
-#: The settings a phone may change: the device's menu decides the final list (issue 11).
-SETTINGS: tuple[str, ...] = (
-    "game.minutes",
-    "game.final_warning_minutes",
-    "auction.seconds",
-    "auction.warning_seconds",
-    "auction.cancel_hold_seconds",
-    "build.spin_seconds",
-    "build.show_seconds",
-)
+#: The settings a phone may change: the device menu's five, under the configuration's keys.
+SETTINGS: tuple[str, ...] = ("game.minutes", "auction.seconds", "language", "buzzer.volume", "display.brightness")
+#: What each may be: the values the menu steps through, so the page and the menu never disagree.
+OPTIONS: dict[str, tuple[Any, ...]] = {
+    "game.minutes": menu.GAME_MINUTES,
+    "auction.seconds": menu.AUCTION_SECONDS,
+    "language": menu.LANGUAGES,
+    "buzzer.volume": tuple(str(v) for v in menu.VOLUMES),
+    "display.brightness": tuple(str(b) for b in menu.BRIGHTNESSES),
+}
 
 
-# --- settings: the one function issue 11's settings store replaces ---------------------------------
+# --- settings: the same path as the device's menu ----------------------------------------------------
 
 
 def current_settings(config: configuration.Config) -> dict[str, Any]:
-    """The settable values of ``config``, by dotted key."""
-    return {key: getattr(getattr(config, key.split(".")[0]), key.split(".")[1]) for key in SETTINGS}
+    """The settable values of ``config``, by dotted key (plain JSON values)."""
+    out: dict[str, Any] = {}
+    for key in SETTINGS:
+        value: Any = config
+        for part in key.split("."):
+            value = getattr(value, part)
+        out[key] = str(value) if isinstance(value, StrEnum) else value
+    return out
 
 
-def apply_settings(unit: Unit, changes: Any) -> dict[str, Any]:
-    """Check ``changes`` (dotted key -> value), apply them to the running unit; return every setting.
+def apply_settings(runtime: Any, changes: Any, at: float) -> dict[str, Any]:
+    """Check ``changes`` (dotted key -> value) and apply them as the device's menu would; return every setting.
 
-    Runs on the runtime's loop thread (the core's only caller). Raises
-    :class:`~unit.errors.UserError` naming the key for a bad value; nothing is
-    applied then. The core reads its settings when it needs them: a new
-    auction length applies from the next auction, a new game length from the
-    next game. Not saved yet: issue 11's settings store (the state folder,
-    shared with the device's menu) takes over here.
+    Runs on the runtime's loop thread (the core's only caller). The core applies
+    the choices (a ``settings`` output), the runtime saves them in the state
+    folder's settings.json (the menu's file) and the backend follows them, so the
+    page, the menu and a restart agree. Raises :class:`~unit.errors.UserError`
+    naming the key for a bad value; nothing is applied then.
     """
     if not isinstance(changes, dict) or not changes:
         raise UserError("settings", 'expected a mapping of settings like {"game.minutes": 45}')
-    nested: dict[str, dict[str, Any]] = {}
-    for key, value in current_settings(unit.config).items():
-        section, name = key.split(".")
-        nested.setdefault(section, {})[name] = value
+    layer: dict[str, Any] = {}
     for key, value in changes.items():
         if key not in SETTINGS:
             expected = ", ".join(SETTINGS)
             raise UserError(f"settings: {key}", f"not a setting the phone may change (expected one of {expected})")
-        section, name = key.split(".")
-        nested[section][name] = value
-    checked = configuration.load((nested, "settings"))  # the same checks as a configuration file
-    old = unit.config
-    unit.config = dataclasses.replace(
-        old,
-        game=checked.game,
-        auction=checked.auction,
-        build=dataclasses.replace(
-            old.build, spin_seconds=checked.build.spin_seconds, show_seconds=checked.build.show_seconds
-        ),
-    )
+        if value not in OPTIONS[key]:
+            shown = ", ".join("null" if o is None else str(o) for o in OPTIONS[key])
+            raise UserError(f"settings: {key}", f"expected one of {shown} (the device menu's values)")
+        section, _, name = key.rpartition(".")
+        (layer.setdefault(section, {}) if section else layer)[name] = value
+    unit = runtime.unit
+    choices = choices_from(layer, unit.config, "settings")  # the same checks as the saved file
+    runtime.apply(at, unit.configure(choices, at))
     return current_settings(unit.config)
 
 
@@ -215,7 +215,7 @@ class Link:
         self.words = i18n.words(language)
         self.on_code = on_code
         self.clock = clock
-        self.settings_handler: Callable[[Unit, Any], dict[str, Any]] = apply_settings
+        self.settings_handler: Callable[[Any, Any, float], dict[str, Any]] = apply_settings
         self.runtime: Any = None
         self.post: Callable[[Any], None] | None = None  # the runtime's post(), once attached
         self.unit: Unit | None = None
@@ -228,6 +228,7 @@ class Link:
         self.snapshot: dict[str, Any] = {"kind": "snapshot", "unit": True, "state": "off", "led": {"mode": "off"}}
         self.snapshot["screen"] = {"text": "", "view": {"name": "off"}}
         self.snapshot["build"] = None
+        self.snapshot["options"] = {key: list(values) for key, values in OPTIONS.items()}  # the menu's values
         self._code: tuple[str, float, int] | None = None  # (code, expires at, wrong tries)
         with contextlib.suppress(OSError):
             self.state_dir.mkdir(parents=True, exist_ok=True)
@@ -249,6 +250,10 @@ class Link:
             self.trace.write(t, outputs)
         for output in outputs:
             obj = record(t, output, self.words)
+            if isinstance(output, SettingsChanged):  # the menu (or a phone) changed them
+                self.words = i18n.words(output.choices.language)
+                if self.unit is not None:
+                    obj["settings"] = current_settings(self.unit.config)
             if obj["kind"] == "screen":
                 if obj["text"] == self._last_text:
                     continue
@@ -471,11 +476,11 @@ class Link:
         if self.post is None or self.unit is None:
             self.reply(client, {"kind": "error", "error": "no unit attached"})
             return
-        unit = self.unit
+        runtime = self.runtime
 
         def job(at: float) -> None:
             try:
-                settings = self.settings_handler(unit, changes)
+                settings = self.settings_handler(runtime, changes, at)
             except UserError as error:
                 self.reply(client, {"kind": "error", "error": str(error)})
                 return
@@ -483,6 +488,8 @@ class Link:
                 log.exception("web link: applying settings failed")
                 self.reply(client, {"kind": "error", "error": "settings: the unit could not apply them"})
                 return
+            if settings == self.snapshot.get("settings"):
+                return  # told already: the core's settings line went to every client as it was applied
             start = getattr(self.runtime, "start", 0.0)
             self.publish({"t": round(max(0.0, at - start), 3), "kind": "settings", "settings": settings})
 

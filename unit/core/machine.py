@@ -190,6 +190,15 @@ class Unit:
         assert self.game is not None
         return self.game
 
+    def configure(self, choices: Choices, now: float) -> list[Output]:
+        """The menu's five settings changed from outside the menu (the phone): as if chosen in it."""
+        self._out = []
+        self._fire_due(now)
+        self._configure(choices.apply(self.config), choices)
+        if self.state == State.SETTINGS:
+            self._show_menu()
+        return self._out
+
     # --- inputs -----------------------------------------------------------------------------
 
     def _pressed(self, name: str, t: float) -> None:
