@@ -23,11 +23,11 @@ $(BIN)/python:
 	$(BIN)/python -m pip install --quiet --upgrade pip
 
 $(STAMP_RUN): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[$(RUN_EXTRAS)]'
+	$(BIN)/python -m pip install --quiet -c systemd/constraints.txt -e '.[$(RUN_EXTRAS)]'
 	touch $@
 
 $(STAMP_TEST): pyproject.toml | $(BIN)/python
-	$(BIN)/python -m pip install --quiet -e '.[$(TEST_EXTRAS)]'
+	$(BIN)/python -m pip install --quiet -c systemd/constraints.txt -e '.[$(TEST_EXTRAS)]'
 	touch $@ $(STAMP_RUN)
 
 # The hardware on a Raspberry Pi, the emulator window on a laptop, the unit in the terminal where

@@ -21,6 +21,7 @@ import memory  # noqa: E402
 import simulate_speed  # noqa: E402
 import startup  # noqa: E402
 import timing_accuracy  # noqa: E402
+import web_latency  # noqa: E402
 
 DOC = HERE.parent / "docs" / "performance.md"
 
@@ -60,6 +61,36 @@ def startup_limited_rows(st: dict) -> list[tuple[str, str]]:
     ]
 
 
+def web_rows(w: dict) -> list[tuple[str, str]]:
+    """The phone companion's figures (benchmarks/web_latency.py)."""
+    s, a, lo, web = w["stream"], w["alone"], w["loaded"], w["web"]
+    rows = [
+        (
+            f"Unit event to the phone page's stream, loopback ({s['events']} events)",
+            f"p50 {s['p50_ms']:.2f} ms, p99 {s['p99_ms']:.2f} ms, max {s['max_ms']:.2f} ms",
+        ),
+        ("Auction-end lateness, no web clients", f"median {a['median_ms']:.2f} ms, max {a['max_ms']:.2f} ms"),
+        (
+            "Auction-end lateness, 50 streams + 10 page loaders",
+            f"median {lo['median_ms']:.2f} ms, max {lo['max_ms']:.2f} ms",
+        ),
+        (
+            "Web process: first page after launch, resident memory",
+            f"median {web['start_ms_median']:.0f} ms; {web['rss_kib'] / 1024:.1f} MiB",
+        ),
+    ]
+    if "limited" in w:
+        ls, lw = w["limited"]["stream"], w["limited"]["web"]
+        rows.append(
+            (
+                "The same under 10 % of one core (web process)",
+                f"first page {lw['start_ms_median']:.0f} ms; "
+                f"stream p50 {ls['p50_ms']:.2f} ms, p99 {ls['p99_ms']:.2f} ms",
+            )
+        )
+    return rows
+
+
 def main() -> None:
     steps = [
         ("timing", lambda: timing_accuracy.measure(runs=5, seconds=6.0)),
@@ -69,6 +100,7 @@ def main() -> None:
         ("memory", lambda: memory.measure(auctions=1000)),
         ("simulate", lambda: simulate_speed.measure(repeat=5)),
         ("frame", lambda: frame_cost.measure(frames=500)),
+        ("web", lambda: web_latency.measure()),
     ]
     f = {}
     for name, run in steps:
@@ -127,6 +159,7 @@ def main() -> None:
             f"One frame on the I2C bus ({fr['data_bytes']} + {fr['command_bytes']} bytes, computed)",
             f"{fr['i2c_100khz_ms']:.1f} ms at 100 kHz, {fr['i2c_400khz_ms']:.1f} ms at 400 kHz",
         ),
+        *web_rows(f["web"]),
     ]
     today = datetime.date.today().isoformat()
     lines = [

@@ -29,6 +29,7 @@ R=${ROOT%/}                      # "" for /, so that paths read $R/etc/...
 FINAL=/opt/monopoly-city         # where the files live when the Pi runs
 PREFIX=$R$FINAL
 UNIT=monopoly-city-unit.service
+WEB_UNIT=monopoly-city-web.service  # the phone companion (docs/phone.en.md)
 HOOK=usr/lib/systemd/system-shutdown/monopoly-city
 USER_NAME=monopoly
 on_this_system() { [ "$R" = "" ]; }
@@ -50,8 +51,10 @@ trap 'exit 130' INT TERM
 
 do_uninstall() {
     if on_this_system; then
+        systemctl disable --now "$WEB_UNIT" 2>/dev/null || true
         systemctl disable --now "$UNIT" 2>/dev/null || true
     fi
+    rm -f "$R/etc/systemd/system/multi-user.target.wants/$WEB_UNIT" "$R/etc/systemd/system/$WEB_UNIT"
     rm -f "$R/etc/systemd/system/multi-user.target.wants/$UNIT" "$R/etc/systemd/system/$UNIT"
     rm -f "$R/etc/polkit-1/rules.d/50-monopoly-city.rules" "$R/$HOOK"
     rm -rf "$PREFIX" "$R/var/lib/monopoly-city"
@@ -124,7 +127,7 @@ do_install() {
     cp -R "$SRC/pyproject.toml" "$SRC/README.md" "$SRC/unit" "$build/"
     # shellcheck disable=SC2086
     "$PREFIX/venv.new/bin/pip" install --quiet --disable-pip-version-check --no-compile \
-        -c "$SRC/systemd/constraints.txt" $PIP_ARGS "$build[pi]"
+        -c "$SRC/systemd/constraints.txt" $PIP_ARGS "$build[pi,web]"
     relocate_venv "$PREFIX/venv.new" "$FINAL/venv"
     # ProtectSystem=strict makes the venv read-only for the service: compile now, naming the final paths.
     "$PREFIX/venv.new/bin/python" -m compileall -q -f -s "$PREFIX/venv.new" -p "$FINAL/venv" \
@@ -149,13 +152,15 @@ do_install() {
         "$R/usr/lib/systemd/system-shutdown"
     install -m 0644 "$SRC/systemd/$UNIT" "$R/etc/systemd/system/$UNIT"
     ln -sf "/etc/systemd/system/$UNIT" "$R/etc/systemd/system/multi-user.target.wants/$UNIT"
+    install -m 0644 "$SRC/systemd/$WEB_UNIT" "$R/etc/systemd/system/$WEB_UNIT"
+    ln -sf "/etc/systemd/system/$WEB_UNIT" "$R/etc/systemd/system/multi-user.target.wants/$WEB_UNIT"
     install -m 0644 "$SRC/systemd/50-monopoly-city.rules" "$R/etc/polkit-1/rules.d/50-monopoly-city.rules"
     install -m 0755 "$SRC/systemd/system-shutdown.sh" "$R/$HOOK"
 
     check_i2c || true
     if on_this_system; then
         systemctl daemon-reload
-        systemctl restart "$UNIT"
+        systemctl restart "$UNIT" "$WEB_UNIT"
         say "installed and started: journalctl -u $UNIT -f shows what it does"
     else
         say "installed into $ROOT"

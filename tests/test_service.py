@@ -87,6 +87,12 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert os.readlink(link) == "/etc/systemd/system/monopoly-city-unit.service"  # enabled
     assert (root / "etc/systemd/system/monopoly-city-unit.service").read_text() == UNIT.read_text()
     assert (root / "etc/polkit-1/rules.d/50-monopoly-city.rules").exists()
+    web = root / "etc/systemd/system/multi-user.target.wants/monopoly-city-web.service"  # the phone companion
+    assert os.readlink(web) == "/etc/systemd/system/monopoly-city-web.service"
+    assert (root / "etc/systemd/system/monopoly-city-web.service").read_text() == (
+        ROOT / "systemd/monopoly-city-web.service"
+    ).read_text()
+    assert '"$build[pi,web]"' in (ROOT / "systemd/install.sh").read_text()  # the web extra (here --no-deps)
     hook = root / "usr/lib/systemd/system-shutdown/monopoly-city"
     assert hook.read_text() == (ROOT / "systemd/system-shutdown.sh").read_text() and os.access(hook, os.X_OK)
     assert "I2C is not enabled" not in result.stdout
@@ -96,6 +102,7 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert not (root / "opt/monopoly-city").exists()
     assert not link.exists() and not (root / "etc/systemd/system/monopoly-city-unit.service").exists()
     assert not hook.exists()
+    assert not web.exists() and not (root / "etc/systemd/system/monopoly-city-web.service").exists()
     assert (root / "etc/monopoly-city/config.yaml").read_text() == "language: en\n"
 
 
@@ -128,12 +135,13 @@ def test_make_run_installs_the_pi_extra_on_a_pi_and_the_emulator_elsewhere(tmp_p
     model.write_bytes(b"Raspberry Pi Zero 2 W Rev 1.0\x00")
     on_pi = make_dry_run("run", f"MODEL_FILE={model}")
     assert "-m venv --system-site-packages .venv" in on_pi
-    assert "pip install --quiet -e '.[pi]'" in on_pi and "emulator" not in on_pi
+    pinned = "pip install --quiet -c systemd/constraints.txt -e"  # the versions the suite ran with
+    assert f"{pinned} '.[pi]'" in on_pi and "emulator" not in on_pi
     assert ".venv/bin/monopoly-city run --state-dir .venv/state" in on_pi  # /var/lib/monopoly-city is root's
-    assert "pip install --quiet -e '.[dev,emulator,pi]'" in make_dry_run("test", f"MODEL_FILE={model}")
+    assert f"{pinned} '.[dev,emulator,pi]'" in make_dry_run("test", f"MODEL_FILE={model}")
     model.write_bytes(b"Some laptop\x00")
     elsewhere = make_dry_run("run", f"MODEL_FILE={model}")
-    assert "pip install --quiet -e '.[emulator]'" in elsewhere and "--system-site-packages" not in elsewhere
+    assert f"{pinned} '.[emulator]'" in elsewhere and "--system-site-packages" not in elsewhere
     assert ".venv/bin/monopoly-city run\n" in elsewhere
 
 
