@@ -138,6 +138,57 @@ class SavedGame:
         return self.played
 
 
+def read_small_file(path: Path, limit: int) -> tuple[bytes | None, str | None]:
+    """``(bytes, None)`` for a regular file of at most ``limit`` bytes, ``(None, None)`` when there is none,
+    ``(None, why)`` for anything else. Never blocks (a FIFO), never follows a link, never reads past ``limit``.
+    """
+    try:
+        mode = os.lstat(path).st_mode
+    except (FileNotFoundError, NotADirectoryError):  # none; a state "folder" that is a file: saving says so
+        return None, None
+    except OSError:
+        mode = 0
+    if stat.S_ISLNK(mode):
+        return None, "a symbolic link"
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+    except FileNotFoundError:
+        return None, None
+    except OSError as error:
+        return None, f"cannot be opened ({error.strerror or error})"
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
+        if info.st_size > limit:
+            return None, f"too large ({info.st_size} bytes)"
+        raw = os.read(fd, limit + 1)
+        return (raw, None) if len(raw) <= limit else (None, "too large")
+    except OSError as error:
+        return None, f"cannot be read ({error.strerror or error})"
+    finally:
+        os.close(fd)
+
+
+def move_aside(path: Path, why: str, then: str) -> None:
+    """Rename ``path`` to ``<name>.bad-<n>`` (kept for diagnosis, the last few only), with one warning line."""
+    taken = sorted(path.parent.glob(f"{path.name}.bad-*"), key=_number)
+    target = path.with_name(f"{path.name}.bad-{_number(taken[-1]) + 1 if taken else 1}")
+    try:
+        os.rename(path, target)
+    except OSError as error:
+        log.warning("ignoring %s: %s; cannot move it aside (%s): %s", path, why, error.strerror, then)
+        return
+    log.warning("ignoring %s: %s; moved to %s, %s", path, why, target.name, then)
+    for old in taken[: max(0, len(taken) + 1 - KEEP_BAD)]:
+        try:
+            if old.is_dir() and not old.is_symlink():
+                continue  # never delete a tree: a person may want it
+            old.unlink()
+        except OSError:
+            pass
+
+
 class GameStore:
     """``game.json`` in a state folder (``--state-dir``)."""
 
@@ -171,38 +222,10 @@ class GameStore:
 
     def _read(self) -> bytes | None:
         """The bytes of game.json if it is a small regular file; never blocks (a FIFO), never follows a link."""
-        try:
-            mode = os.lstat(self.path).st_mode
-        except (FileNotFoundError, NotADirectoryError):  # no game; a state "folder" that is a file: save says so
-            return None
-        except OSError:
-            mode = 0
-        why = "a symbolic link" if stat.S_ISLNK(mode) else None
-        if why is None:
-            try:
-                fd = os.open(self.path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-            except FileNotFoundError:
-                return None
-            except OSError as error:
-                why = f"cannot be opened ({error.strerror or error})"
-        if why is None:
-            try:
-                info = os.fstat(fd)
-                if not stat.S_ISREG(info.st_mode):
-                    why = _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
-                elif info.st_size > MAX_BYTES:
-                    why = f"too large ({info.st_size} bytes)"
-                else:
-                    raw = os.read(fd, MAX_BYTES + 1)
-                    if len(raw) <= MAX_BYTES:
-                        return raw
-                    why = "too large"
-            except OSError as error:
-                why = f"cannot be read ({error.strerror or error})"
-            finally:
-                os.close(fd)
-        self._move_aside(self.path, why)
-        return None
+        raw, why = read_small_file(self.path, MAX_BYTES)
+        if why is not None:
+            self._move_aside(self.path, why)
+        return raw
 
     def _remove_leftovers(self) -> None:
         """Temporary files of a write a power cut interrupted; what cannot be removed is moved aside or left."""
@@ -219,22 +242,7 @@ class GameStore:
                 self._move_aside(leftover, f"a leftover that cannot be removed ({error.strerror or error})")
 
     def _move_aside(self, path: Path, why: str) -> None:
-        """Rename ``path`` to ``<name>.bad-<n>`` (kept for diagnosis), with one warning line."""
-        taken = sorted(self.directory.glob(f"{path.name}.bad-*"), key=_number)
-        target = path.with_name(f"{path.name}.bad-{_number(taken[-1]) + 1 if taken else 1}")
-        try:
-            os.rename(path, target)
-        except OSError as error:
-            log.warning("ignoring %s: %s; cannot move it aside (%s): starting without it", path, why, error.strerror)
-            return
-        log.warning("ignoring %s: %s; moved to %s, starting a new game", path, why, target.name)
-        for old in taken[: max(0, len(taken) + 1 - KEEP_BAD)]:
-            try:
-                if old.is_dir() and not old.is_symlink():
-                    continue  # never delete a tree: a person may want it
-                old.unlink()
-            except OSError:
-                pass
+        move_aside(path, why, "starting a new game")
 
     # --- writing ---------------------------------------------------------------------------------
 

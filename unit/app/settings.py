@@ -10,6 +10,7 @@ starts with the configuration's values, and the saved game is not touched.
 
 from __future__ import annotations
 
+import contextlib
 import json
 import logging
 import os
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from unit.app import config as configuration
+from unit.app.persist import move_aside, read_small_file
 from unit.core.menu import Choices
 from unit.core.settings import Brightness, Config, Volume
 from unit.errors import UserError
@@ -27,6 +29,7 @@ log = logging.getLogger(__name__)
 
 FORMAT = "monopoly-city-unit/settings/1"
 FILENAME = "settings.json"
+MAX_BYTES = 16_384  # five settings: anything larger is not a settings file
 #: The keys the menu sets, each checked with the configuration's own rule.
 KEYS = (("language",), ("game", "minutes"), ("auction", "seconds"), ("buzzer", "volume"), ("display", "brightness"))
 
@@ -75,15 +78,12 @@ class SettingsStore:
     def load(self) -> dict | None:
         """The saved layer, or None; a corrupt or foreign file is ignored with one warning."""
         for stale in self.directory.glob(".settings-*.tmp"):  # a write the power cut interrupted
-            stale.unlink(missing_ok=True)
-        try:
-            raw = self.path.read_bytes()
-        except FileNotFoundError:
-            return None
-        except OSError as error:
-            log.warning(
-                "cannot read %s (%s): starting with the configured settings", self.path, error.strerror or error
-            )
+            with contextlib.suppress(OSError):
+                stale.unlink()
+        raw, why = read_small_file(self.path, MAX_BYTES)  # never blocks on a FIFO, never reads /dev/zero
+        if why is not None:
+            move_aside(self.path, why, "starting with the configured settings")
+        if raw is None:
             return None
         try:
             data = json.loads(raw)
@@ -92,8 +92,8 @@ class SettingsStore:
             layer = data["settings"]
             if not isinstance(layer, dict):
                 raise ValueError("settings is not a mapping")
-        except (ValueError, KeyError) as error:
-            log.warning("ignoring %s: not saved settings (%s); starting with the configured settings", self.path, error)
+        except (ValueError, KeyError, RecursionError) as error:
+            move_aside(self.path, f"not saved settings ({str(error)[:80]})", "starting with the configured settings")
             return None
         return layer
 
