@@ -32,7 +32,10 @@ class MockUnit:
     """A gpio unit on mock pins with its loop in a thread, as the service runs it."""
 
     def __init__(self, overrides: dict | None = None, watch: PinWatch | None = None, open_display=None):
-        self.config = configuration.load((overrides or {}, "benchmark"))
+        # Each ON/OFF press switches at once: these benchmarks time presses, not the « ÉTEINDRE ? » question.
+        self.config = configuration.load(
+            ({"power": {"confirm_off": False}}, "benchmark"), (overrides or {}, "benchmark")
+        )
         self.backend = Gpio(self.config, pins="mock", trace=watch, open_display=open_display)
         self.runtime = Runtime(Unit(self.config), self.backend)
         self.runtime.open()

@@ -73,7 +73,10 @@ class UnitThread:
     """A unit on the headless backend with its link, its loop in a thread."""
 
     def __init__(self, state_dir: Path, overrides: dict | None = None):
-        self.config = configuration.load((overrides or {}, "benchmark"))
+        # Each ON/OFF press switches at once: these benchmarks time presses, not the « ÉTEINDRE ? » question.
+        self.config = configuration.load(
+            ({"power": {"confirm_off": False}}, "benchmark"), (overrides or {}, "benchmark")
+        )
         self.stamps = Stamps()
         self.link = Link(state_dir, self.config.language, trace=self.stamps)  # type: ignore[arg-type]
         self.runtime = Runtime(Unit(self.config), Headless(self.config.language), trace=self.link)
