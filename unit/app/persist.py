@@ -277,31 +277,43 @@ class GameStore:
         self._sync_directory()
 
     def _write_atomically(self, data: bytes) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=".game-", suffix=".tmp", dir=self.directory)
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        self._sync_directory()
+        write_atomically(self.path, data)
 
     def _sync_directory(self) -> None:
-        """Make the rename itself survive a power cut."""
-        try:
-            fd = os.open(self.directory, os.O_RDONLY)
-        except OSError:
-            return
-        try:
-            os.fsync(fd)
-        except OSError:
-            pass
-        finally:
-            os.close(fd)
+        sync_directory(self.directory)
+
+
+def write_atomically(path: Path, data: bytes) -> None:
+    """Write ``path`` so that a power cut leaves the old file or the new one, never half of each.
+
+    A temporary file (``.NAME-*.tmp``, cleared at the next start), fsync, rename, fsync of the folder.
+    """
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "wb") as file:
+            file.write(data)
+            file.flush()
+            os.fsync(file.fileno())
+        os.replace(temporary, path)
+    except BaseException:
+        Path(temporary).unlink(missing_ok=True)
+        raise
+    sync_directory(path.parent)
+
+
+def sync_directory(directory: Path) -> None:
+    """Make a rename in ``directory`` survive a power cut."""
+    try:
+        fd = os.open(directory, os.O_RDONLY)
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass
+    finally:
+        os.close(fd)
 
 
 def parse(raw: bytes) -> SavedGame:

@@ -15,12 +15,11 @@ import json
 import logging
 import os
 import sys
-import tempfile
 from pathlib import Path
 from typing import Any
 
 from unit.app import config as configuration
-from unit.app.persist import move_aside, read_small_file
+from unit.app.persist import move_aside, read_small_file, sync_directory, write_atomically
 from unit.core.menu import Choices
 from unit.core.settings import Brightness, Config, Volume
 from unit.errors import UserError
@@ -122,32 +121,7 @@ class SettingsStore:
         except OSError as error:
             log.warning("cannot remove %s: %s", self.path, error.strerror or error)
             return
-        _sync_directory(self.directory)
+        sync_directory(self.directory)
 
     def _write_atomically(self, data: bytes) -> None:
-        self.directory.mkdir(parents=True, exist_ok=True)
-        fd, temporary = tempfile.mkstemp(prefix=".settings-", suffix=".tmp", dir=self.directory)
-        try:
-            with os.fdopen(fd, "wb") as file:
-                file.write(data)
-                file.flush()
-                os.fsync(file.fileno())
-            os.replace(temporary, self.path)
-        except BaseException:
-            Path(temporary).unlink(missing_ok=True)
-            raise
-        _sync_directory(self.directory)
-
-
-def _sync_directory(directory: Path) -> None:
-    """Make the rename itself survive a power cut."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
+        write_atomically(self.path, data)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from unit.core import views
-from unit.core.events import DisplayChanged, Event, LedChanged, SoundPlayed
+from unit.core.events import DisplayChanged, Event, LedChanged, LedMode, SoundPlayed
 from unit.core.settings import Config
 
 Clock = Callable[[], float]
@@ -86,3 +86,41 @@ class Backend:
 
     def __exit__(self, *exc_info: object) -> None:
         self.close()
+
+
+class DrawnLed(Backend):
+    """A backend that draws the LED itself (a window, a terminal) instead of driving a pin.
+
+    It blinks the drawing as gpiozero's ``blink`` blinks a pin (lit first), and asks the loop to
+    wake at each change (:meth:`next_deadline`), so nothing polls. Subclasses draw in :meth:`redraw`
+    and read :meth:`led_lit`.
+    """
+
+    led = LedChanged(LedMode.OFF)
+    led_since = 0.0
+    _led_lit = False  # as last drawn
+
+    def redraw(self) -> None:
+        """Draw everything again (the LED as :meth:`led_lit` says, and ``self._led_lit`` with it)."""
+
+    def set_led(self, led: LedChanged) -> None:
+        self.led = led
+        self.led_since = self.clock()
+        self.redraw()
+
+    def led_lit(self, now: float) -> bool:
+        if self.led.mode != LedMode.BLINK or not self.led.hz:
+            return self.led.mode == LedMode.ON
+        half_periods = int((now - self.led_since) * self.led.hz * 2 + 1e-9)
+        return half_periods % 2 == 0  # lit first, like gpiozero's blink
+
+    def next_deadline(self) -> float | None:
+        if self.led.mode != LedMode.BLINK or not self.led.hz:
+            return None
+        half = 1 / (2 * self.led.hz)
+        done = int((self.clock() - self.led_since) / half + 1e-9) + 1
+        return self.led_since + done * half
+
+    def tick(self, now: float) -> None:
+        if self.led_lit(now) != self._led_lit:
+            self.redraw()

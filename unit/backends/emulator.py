@@ -24,7 +24,7 @@ from luma.core.device import dummy
 
 from unit import i18n
 from unit.backends import oled as screen
-from unit.backends.base import STOP, Backend
+from unit.backends.base import STOP, DrawnLed
 from unit.backends.oled import CONTRAST, DIMMED
 from unit.core import (
     Button,
@@ -105,7 +105,7 @@ def square_wave(tones, rate: int, channels: int, volume: float = 0.25) -> bytes:
     return samples.tobytes()
 
 
-class Emulator(Backend):
+class Emulator(DrawnLed):
     """A window that behaves like the unit on the table."""
 
     name = "emulator"
@@ -224,28 +224,6 @@ class Emulator(Backend):
 
     def show(self, view: views.View) -> None:
         if self.display.show(view):
-            self.redraw()
-
-    def set_led(self, led: LedChanged) -> None:
-        self.led = led
-        self.led_since = self.clock()
-        self.redraw()
-
-    def led_lit(self, now: float) -> bool:
-        if self.led.mode != LedMode.BLINK or not self.led.hz:
-            return self.led.mode == LedMode.ON
-        half_periods = int((now - self.led_since) * self.led.hz * 2 + 1e-9)
-        return half_periods % 2 == 0  # lit first, like gpiozero's blink
-
-    def next_deadline(self) -> float | None:
-        if self.led.mode != LedMode.BLINK or not self.led.hz:
-            return None
-        half = 1 / (2 * self.led.hz)
-        done = int((self.clock() - self.led_since) / half + 1e-9) + 1
-        return self.led_since + done * half
-
-    def tick(self, now: float) -> None:
-        if self.led_lit(now) != self._led_lit:
             self.redraw()
 
     def play(self, sound: SoundPlayed) -> None:

@@ -27,7 +27,7 @@ from luma.core.device import dummy
 
 from unit import i18n
 from unit.backends import oled as screen
-from unit.backends.base import STOP, Backend
+from unit.backends.base import STOP, DrawnLed
 from unit.core import Button, Config, LedChanged, LedMode, Pressed, Released, SoundPlayed, Switched, views
 from unit.core.settings import PowerControl
 
@@ -148,7 +148,7 @@ class Keys:
                     self.on_key(key)
 
 
-class Terminal(Backend):
+class Terminal(DrawnLed):
     """The unit drawn in the terminal, driven from the keyboard."""
 
     name = "terminal"
@@ -222,28 +222,6 @@ class Terminal(Backend):
 
     def show(self, view: views.View) -> None:
         if self.display.show(view):
-            self.redraw()
-
-    def set_led(self, led: LedChanged) -> None:
-        self.led = led
-        self.led_since = self.clock()
-        self.redraw()
-
-    def led_lit(self, now: float) -> bool:
-        if self.led.mode != LedMode.BLINK or not self.led.hz:
-            return self.led.mode == LedMode.ON
-        half_periods = int((now - self.led_since) * self.led.hz * 2 + 1e-9)
-        return half_periods % 2 == 0  # lit first, like gpiozero's blink
-
-    def next_deadline(self) -> float | None:
-        if self.led.mode != LedMode.BLINK or not self.led.hz:
-            return None
-        half = 1 / (2 * self.led.hz)
-        done = int((self.clock() - self.led_since) / half + 1e-9) + 1
-        return self.led_since + done * half
-
-    def tick(self, now: float) -> None:
-        if self.led_lit(now) != self._led_lit:
             self.redraw()
 
     def play(self, sound: SoundPlayed) -> None:
