@@ -266,3 +266,18 @@ def test_a_settings_handler_that_fails_does_not_stop_the_unit(tmp_path):
         unit.press("power")
         client.next("state", state="ready")
         assert unit.thread.is_alive()
+
+
+def test_the_factory_settings_forget_the_pairings(tmp_path):
+    """« Réglages d'usine » in the device's menu: every phone must pair again."""
+    from unit.app import config as configuration
+    from unit.core import SettingsChanged
+    from unit.core.menu import Choices
+
+    link = Link(tmp_path, "fr")
+    before = link.generation
+    choices = Choices.of(configuration.load())
+    link.write(1.0, [SettingsChanged(choices, reset=False)])
+    assert link.generation == before  # a choice keeps the pairings
+    link.write(2.0, [SettingsChanged(choices, reset=True)])
+    assert link.generation != before

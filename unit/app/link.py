@@ -252,6 +252,8 @@ class Link:
             obj = record(t, output, self.words)
             if isinstance(output, SettingsChanged):  # the menu (or a phone) changed them
                 self.words = i18n.words(output.choices.language)
+                if output.reset:  # back to the factory settings: every phone must pair again
+                    self.forget_pairings()
                 if self.unit is not None:
                     obj["settings"] = current_settings(self.unit.config)
             if obj["kind"] == "screen":
@@ -297,7 +299,7 @@ class Link:
                 snap["clock"] = obj["view"]  # the game clock, kept while a countdown covers it
         elif kind == "build":
             snap["build"] = obj["result"]
-        elif kind == "settings":
+        elif kind == "settings" and "settings" in obj:  # (without a unit attached, only the trace's values)
             snap["settings"] = obj["settings"]
 
     # --- pairing ----------------------------------------------------------------------------------------
