@@ -186,7 +186,7 @@ def test_a_bad_timeout_is_refused_before_any_pin_is_touched(value, capsys):
     from unit.cli import main
 
     with pytest.raises(SystemExit) as caught:
-        main(["selftest", "--pins", "mock", "--timeout", value])
+        main(["selftest", "--pins", "mock", "--timeout", value, "--lang", "en"])
     assert caught.value.code == 2
     err = capsys.readouterr().err
     assert "expected a number of seconds from 0.1 to 600" in err and "Traceback" not in err

@@ -11,9 +11,10 @@ from __future__ import annotations
 
 import argparse
 import os
+import re
 import sys
 from collections.abc import Callable
-from typing import cast
+from typing import NoReturn, cast
 
 from unit import __version__, i18n
 from unit.app import config as configuration
@@ -239,6 +240,43 @@ def _configure_logging(verbose: bool) -> None:
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="monopoly-city: %(message)s")
 
 
+class Parser(argparse.ArgumentParser):
+    """argparse, with its own errors said like every other error: one line, exit 2, in the table's language.
+
+    argparse prints the usage and then its message, in English; here the message is put into words from
+    the catalog (``cli.argparse.*``), on one line that says where the help is.
+    """
+
+    language = i18n.REFERENCE  # read from the command line before parsing (--lang), see main()
+
+    def error(self, message: str) -> NoReturn:
+        words = i18n.words(self.language)
+        self.exit(2, f"monopoly-city: {escape(argparse_said(message, words))} ({self.prog} --help)\n")
+
+
+#: argparse's messages (Python 3.11+) and the catalog's key for each; what they hold is kept as it is.
+ARGPARSE = (
+    (re.compile(r"the following arguments are required: (?P<names>.*)"), "required"),
+    (re.compile(r"unrecognized arguments: (?P<names>.*)"), "unrecognized"),
+    (re.compile(r"invalid choice: (?P<value>.*) \(choose from (?P<choices>.*)\)"), "invalid_choice"),
+    (re.compile(r"invalid (?P<type>\w+) value: (?P<value>.*)"), "invalid_value"),
+    (re.compile(r"expected one argument"), "expected_one"),
+    (re.compile(r"not allowed with argument (?P<other>.*)"), "not_allowed_with"),
+)
+
+
+def argparse_said(message: str, words: i18n.Words) -> str:
+    """argparse's English ``message`` in the language of ``words`` (as it is when no pattern fits)."""
+    name, sep, rest = message.partition(": ") if message.startswith("argument ") else ("", "", message)
+    for pattern, key in ARGPARSE:
+        if match := pattern.fullmatch(rest):
+            rest = words(f"cli.argparse.{key}", **match.groupdict())
+            break
+    if sep:
+        return words("cli.argparse.argument", name=name.removeprefix("argument "), message=rest)
+    return rest
+
+
 def _press_timeout(text: str) -> float:
     """selftest --timeout: a number of seconds from 0.1 to 600."""
     try:
@@ -246,7 +284,7 @@ def _press_timeout(text: str) -> float:
     except ValueError:
         seconds = float("nan")
     if not 0.1 <= seconds <= 600:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(f"expected a number of seconds from 0.1 to 600, got {text!r}")
+        raise argparse.ArgumentTypeError(i18n.words(Parser.language)("cli.bad_timeout", got=repr(text)))
     return seconds
 
 
@@ -256,7 +294,7 @@ UNIT_COMMANDS = ("simulate", "run", "selftest", "serve")
 
 def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
     """The whole command line; without ``calculator``, only the unit's commands (a faster start)."""
-    parser = argparse.ArgumentParser(
+    parser = Parser(
         prog="monopoly-city",
         description="Monopoly City Unit: the game's electronic trading unit, and a rules and rent calculator.",
     )
@@ -408,10 +446,20 @@ def _drop_unwritable_stdout() -> None:
             pass
 
 
+def _argv_language(argv: list[str]) -> str:
+    """The language asked for on the command line (``--lang en``, ``--lang=en``), else French."""
+    for i, arg in enumerate(argv):
+        value = argv[i + 1] if arg == "--lang" and i + 1 < len(argv) else arg.removeprefix("--lang=")
+        if (arg == "--lang" or arg.startswith("--lang=")) and value in i18n.languages():
+            return value
+    return i18n.REFERENCE
+
+
 def main(argv: list[str] | None = None) -> int:
     argv = sys.argv[1:] if argv is None else argv
     # The calculator and its editions load only for a command that may need them: on a slow Pi
     # they are about a fifth of the unit's start (benchmarks/startup.py).
+    Parser.language = _argv_language(argv)
     parser = build_parser(calculator=not (argv and argv[0] in UNIT_COMMANDS))
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
