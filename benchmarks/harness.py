@@ -28,14 +28,26 @@ class PinWatch:
             self.led_changed.set()
 
 
+def benchmark_config(overrides: dict | None = None):
+    """The defaults with ``overrides``; each ON/OFF press switches at once (the benchmarks time presses,
+    not the « ÉTEINDRE ? » question)."""
+    return configuration.load(({"power": {"confirm_off": False}}, "benchmark"), (overrides or {}, "benchmark"))
+
+
+def wait_until(predicate, timeout: float) -> None:
+    """Until ``predicate()`` holds; TimeoutError after ``timeout`` seconds."""
+    end = time.monotonic() + timeout
+    while not predicate():
+        if time.monotonic() > end:
+            raise TimeoutError("the unit did not get there")
+        time.sleep(0.0005)
+
+
 class MockUnit:
     """A gpio unit on mock pins with its loop in a thread, as the service runs it."""
 
     def __init__(self, overrides: dict | None = None, watch: PinWatch | None = None, open_display=None):
-        # Each ON/OFF press switches at once: these benchmarks time presses, not the « ÉTEINDRE ? » question.
-        self.config = configuration.load(
-            ({"power": {"confirm_off": False}}, "benchmark"), (overrides or {}, "benchmark")
-        )
+        self.config = benchmark_config(overrides)
         self.backend = Gpio(self.config, pins="mock", trace=watch, open_display=open_display)
         self.runtime = Runtime(Unit(self.config), self.backend)
         self.runtime.open()
@@ -55,11 +67,7 @@ class MockUnit:
         pin.drive_high()
 
     def wait_for(self, predicate, timeout: float = 5.0) -> None:
-        end = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > end:
-                raise TimeoutError("the unit did not get there")
-            time.sleep(0.0005)
+        wait_until(predicate, timeout)
 
     def close(self) -> None:
         self.runtime.stop()

@@ -37,10 +37,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
-from harness import percentile  # noqa: E402
+from harness import benchmark_config, percentile, wait_until  # noqa: E402
 
 from unit import i18n  # noqa: E402
-from unit.app import config as configuration  # noqa: E402
 from unit.app.link import Link  # noqa: E402
 from unit.app.runtime import Runtime  # noqa: E402
 from unit.app.trace import record  # noqa: E402
@@ -73,10 +72,7 @@ class UnitThread:
     """A unit on the headless backend with its link, its loop in a thread."""
 
     def __init__(self, state_dir: Path, overrides: dict | None = None):
-        # Each ON/OFF press switches at once: these benchmarks time presses, not the « ÉTEINDRE ? » question.
-        self.config = configuration.load(
-            ({"power": {"confirm_off": False}}, "benchmark"), (overrides or {}, "benchmark")
-        )
+        self.config = benchmark_config(overrides)
         self.stamps = Stamps()
         self.link = Link(state_dir, self.config.language, trace=self.stamps)  # type: ignore[arg-type]
         self.runtime = Runtime(Unit(self.config), Headless(self.config.language), trace=self.link)
@@ -90,11 +86,7 @@ class UnitThread:
         self.runtime.post(Released(button))
 
     def wait_for(self, predicate, timeout: float = 10.0) -> None:
-        end = time.monotonic() + timeout
-        while not predicate():
-            if time.monotonic() > end:
-                raise TimeoutError("the unit did not get there")
-            time.sleep(0.0005)
+        wait_until(predicate, timeout)
 
     def close(self) -> None:
         self.runtime.stop()

@@ -1,6 +1,7 @@
 """Every rule that puts a number on the table, each test quoting its sentence from the French rule sheets
-(/work/shared/reference/seeds/): the quick game's hotels in ``check``, selling buildings back, mortgages,
-the GO salary, City's industry tax, stadiums and the rent-exemption card, and the edition flags.
+(``reference/seeds/`` in the shared reference folder): the quick game's hotels in ``check``, selling
+buildings back, mortgages, the GO salary, City's industry tax, stadiums and the rent-exemption card, and
+the edition flags.
 """
 
 from __future__ import annotations

@@ -281,3 +281,13 @@ def test_the_factory_settings_forget_the_pairings(tmp_path):
     assert link.generation == before  # a choice keeps the pairings
     link.write(2.0, [SettingsChanged(choices, reset=True)])
     assert link.generation != before
+
+
+def test_a_message_nested_too_deeply_is_answered_not_obeyed(tmp_path):
+    with RunningUnit(tmp_path) as unit:
+        client = LinkClient(tmp_path)
+        client.next("snapshot")
+        client.sock.sendall(b"[" * 2000 + b"]" * 2000 + b"\n")  # under the line limit, over json's depth
+        assert "one JSON object" in client.next("error")["error"]
+        client.send({"press": "power"})  # the same client is still served
+        unit.wait_for(lambda: unit.runtime.unit.state == "ready")

@@ -416,8 +416,13 @@ class Link:
                 conn, _ = server.accept()
             except OSError:
                 return
-            conn.settimeout(None)
-            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(SEND_TIMEOUT))
+            try:
+                conn.settimeout(None)
+                conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(SEND_TIMEOUT))
+            except OSError as error:  # a client gone at once: the next one is served all the same
+                log.warning("web link: a client could not be set up (%s)", error)
+                conn.close()
+                continue
             with self._lock:
                 self._count += 1
                 client = Client(self, conn, self._count)
@@ -446,7 +451,7 @@ class Link:
         """One message from a client: a press, a release, settings or pairing."""
         try:
             message = json.loads(line)
-        except ValueError:
+        except (ValueError, RecursionError):  # not JSON, or nested too deeply
             message = None
         if not isinstance(message, dict) or len(message) != 1:
             self.reply(client, {"kind": "error", "error": "expected one JSON object with one key per line"})
