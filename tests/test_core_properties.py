@@ -1,5 +1,7 @@
 """Random presses, holds and switch flips thrown at the core: its invariants always hold.
 
+The phone companion joins in: pairing codes asked for at any moment, and its address coming and going.
+
 Besides the random sessions, the hazards of an evening at the table: two buttons at once, a button held
 through a change of state, a press during the welcome chime, a press in the settings menu at the very
 instant it times out.
@@ -22,6 +24,8 @@ gestures = st.one_of(
     st.tuples(st.just("press"), st.sampled_from(BUTTONS), st.just(0.1)),
     st.tuples(st.just("hold"), st.sampled_from(BUTTONS), st.floats(0.2, 6.0)),
     st.tuples(st.just("switch"), st.booleans(), st.just(0.0)),
+    st.tuples(st.just("code"), st.sampled_from(["042917", "123456"]), st.floats(1.0, 200.0)),
+    st.tuples(st.just("phone"), st.booleans(), st.just(0.0)),
 )
 sessions = st.lists(st.tuples(st.floats(0.0, 200.0), gestures), max_size=60)
 configs = st.fixed_dictionaries(
@@ -80,6 +84,10 @@ class Observer:
             assert unit.state in ("ready", "countdown", "warning", "build"), f"asked to switch off in {unit.state}"
         if self.started and not unit.halted:
             assert not isinstance(unit.view, views.Off), "a dark screen after the start"
+        if isinstance(unit.view, views.Pairing):  # over a calm screen only, never an auction or a draw
+            assert unit.state in ("off", "ready") and unit.led.mode == "off", f"a pairing code in {unit.state}"
+        if isinstance(unit.view, views.Phone):
+            assert unit.state == "off", f"the phone's address in {unit.state}"
 
 
 def play(unit: Unit, observer: Observer, session) -> None:
@@ -90,6 +98,10 @@ def play(unit: Unit, observer: Observer, session) -> None:
         t += gap
         if kind == "switch":
             pending.append((t, 2 * n, Switched(what)))
+        elif kind == "code":
+            pending.append((t, 2 * n, ("code", what, seconds)))
+        elif kind == "phone":
+            pending.append((t, 2 * n, ("phone", views.SAMPLE_ADDRESS if what else None, 0.0)))
         else:
             pending.append((t, 2 * n, Pressed(what)))
             pending.append((t + seconds, 2 * n + 1, Released(what)))
@@ -109,7 +121,12 @@ def play(unit: Unit, observer: Observer, session) -> None:
         while (deadline := unit.next_deadline()) is not None and deadline <= at:
             observer.see(deadline, unit.advance(deadline))
         observer.pressed_now = isinstance(event, Pressed | Switched)
-        observer.see(at, unit.handle(event, at))
+        if isinstance(event, tuple) and event[0] == "code":
+            observer.see(at, unit.show_code(event[1], event[2], at))
+        elif isinstance(event, tuple):
+            observer.see(at, unit.set_phone(event[1], at))
+        else:
+            observer.see(at, unit.handle(event, at))
     end = t + 4000
     while (deadline := unit.next_deadline()) is not None and deadline <= end:
         observer.see(deadline, unit.advance(deadline))

@@ -129,7 +129,9 @@ def serving(state_dir: Path | None, language: str = "fr"):
     from unit.web.app import create_app
 
     port = free_port()
-    config = uvicorn.Config(create_app(state_dir, language), host="127.0.0.1", port=port, log_level="warning")
+    app = create_app(state_dir, language)
+    app.state.web.hub.listening = ("127.0.0.1", port)  # as server.py does: the unit shows it
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

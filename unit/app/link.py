@@ -11,7 +11,12 @@ here. Over the socket, one JSON object per line:
 - a client sends ``{"press": "auction"}`` / ``{"release": "auction"}`` (the
   runtime's ``post(Pressed(...))``), ``{"settings": {"game.minutes": 45}}``,
   ``{"pair": "request"}`` (a new pairing code, shown on the unit) and
-  ``{"pair": {"code": "123456", "id": "..."}}`` (check a code).
+  ``{"pair": {"code": "123456", "id": "..."}}`` (check a code) and
+  ``{"phone": {"lines": ["monopoly.local:8080"], "qr": ["1110...", ...]}}``
+  (where the phones find the service, for the OLED's phone screen).
+
+The pairing code goes to the OLED, never to the clients: their ``screen``
+record says only that a code is shown.
 
 Nothing here may delay the runtime: the runtime hands records to
 :meth:`Link.write` (the link is the trace object it already calls); each one
@@ -42,7 +47,7 @@ from unit import i18n
 from unit.app import config as configuration
 from unit.app.settings import choices_from
 from unit.app.trace import TraceWriter, dumps, record
-from unit.core import BUTTONS, Button, Output, Pressed, Released, ScreenChanged, SettingsChanged, Unit, menu
+from unit.core import BUTTONS, Button, Output, Pressed, Released, ScreenChanged, SettingsChanged, Unit, menu, views
 from unit.errors import UserError
 
 log = logging.getLogger(__name__)
@@ -55,6 +60,9 @@ SEND_TIMEOUT = 5.0  # seconds a client may take to accept one write
 CODE_DIGITS = 6
 CODE_SECONDS = 120.0  # a pairing code is valid this long after it is shown
 CODE_TRIES = 5  # wrong tries before a code is void (then a new one must be asked for)
+PHONE_LINES = 3  # addresses the web service may give for the OLED
+PHONE_LINE_CHARS = 48
+QR_MODULES = 41  # the largest QR code taken (version 6): the OLED draws up to 64 modules a side
 
 #: The settings a phone may change: the device menu's five, under the configuration's keys.
 SETTINGS: tuple[str, ...] = ("game.minutes", "auction.seconds", "language", "buzzer.volume", "display.brightness")
@@ -193,8 +201,9 @@ class Link:
     """The socket server, and the trace object the runtime writes to.
 
     ``trace`` (the ``--trace`` file's writer, if any) gets every record as
-    before; ``on_code`` is called with each new pairing code (to show it on
-    the OLED; for now the code is logged). The pairing generation, kept in
+    before; each new pairing code goes to the core (on the OLED, over the
+    calm screens) and the journal, and ``on_code`` is called with it (tests).
+    The pairing generation, kept in
     the state folder, is renewed when the unit is switched off (the end of a
     game): the web service's session cookies name it, so that renewing it
     unpairs every phone.
@@ -230,6 +239,7 @@ class Link:
         self.snapshot["build"] = None
         self.snapshot["options"] = {key: list(values) for key, values in OPTIONS.items()}  # the menu's values
         self._code: tuple[str, float, int] | None = None  # (code, expires at, wrong tries)
+        self._phone_client: Client | None = None  # the client that said where the phones find it
         with contextlib.suppress(OSError):
             self.state_dir.mkdir(parents=True, exist_ok=True)
         self.generation = self._load_generation()
@@ -257,11 +267,15 @@ class Link:
                 if self.unit is not None:
                     obj["settings"] = current_settings(self.unit.config)
             if obj["kind"] == "screen":
+                assert isinstance(output, ScreenChanged)
+                view = output.view
+                if isinstance(view, views.Pairing):  # the code is for whoever stands at the box
+                    view = views.Pairing("")
+                    obj["text"] = views.describe(view, self.words)
                 if obj["text"] == self._last_text:
                     continue
                 self._last_text = obj["text"]
-                assert isinstance(output, ScreenChanged)
-                obj["view"] = view_data(output.view)
+                obj["view"] = view_data(view)
             self.publish(obj)
 
     def write_record(self, obj: dict) -> None:
@@ -346,13 +360,14 @@ class Link:
             client.offer(line)
 
     def new_code(self) -> str:
-        """A fresh pairing code, valid CODE_SECONDS, shown on the unit (for now: in the log)."""
+        """A fresh pairing code, valid CODE_SECONDS, shown on the unit's screen (and in the journal)."""
         code = "".join(secrets.choice("0123456789") for _ in range(CODE_DIGITS))
         with self._lock:
             self._code = (code, self.clock() + CODE_SECONDS, 0)
         log.warning("pairing code for the phone: %s (valid %d s)", code, CODE_SECONDS)
         if self.on_code is not None:
             self.on_code(code)
+        self._on_loop(lambda unit, at: unit.show_code(code, CODE_SECONDS, at))
         return code
 
     def check_code(self, code: Any) -> bool:
@@ -364,11 +379,41 @@ class Link:
             if self.clock() >= expires:
                 self._code = None
                 return False
-            if isinstance(code, str) and secrets.compare_digest(code.encode(), expected.encode()):
-                self._code = None  # one phone per code
-                return True
-            self._code = None if tries + 1 >= CODE_TRIES else (expected, expires, tries + 1)
-            return False
+            right = isinstance(code, str) and secrets.compare_digest(code.encode(), expected.encode())
+            # One phone per code; too many wrong tries void it.
+            self._code = None if right or tries + 1 >= CODE_TRIES else (expected, expires, tries + 1)
+            void = self._code is None
+        if void:
+            self._on_loop(lambda unit, at: unit.hide_code(at))
+        return right
+
+    def _on_loop(self, change: Callable[[Unit, float], list[Output]]) -> None:
+        """Change the core on the runtime's loop thread (its only caller), and apply what it does."""
+        if self.post is None:
+            return
+        runtime = self.runtime
+        self.post(lambda at: runtime.apply(at, change(runtime.unit, at)))
+
+    def _phone(self, client: Client, value: Any) -> None:
+        """Where the phones find the web service: checked, then on the OLED's phone screen."""
+        lines, qr = (value.get("lines"), value.get("qr", [])) if isinstance(value, dict) else (None, None)
+        ok_lines = (
+            isinstance(lines, list)
+            and 1 <= len(lines) <= PHONE_LINES
+            and all(isinstance(x, str) and 0 < len(x) <= PHONE_LINE_CHARS and x.isprintable() for x in lines)
+        )
+        ok_qr = (
+            isinstance(qr, list)
+            and len(qr) <= QR_MODULES
+            and all(isinstance(row, str) and len(row) == len(qr) and set(row) <= {"0", "1"} for row in qr)
+        )
+        if not (ok_lines and ok_qr):
+            self.reply(client, {"kind": "error", "error": "phone: expected lines (1 to 3 texts) and a square QR"})
+            return
+        assert isinstance(lines, list) and isinstance(qr, list)
+        self._phone_client = client
+        address = views.PhoneAddress(tuple(lines), tuple(qr))
+        self._on_loop(lambda unit, at: unit.set_phone(address, at))
 
     # --- the clients' side ------------------------------------------------------------------------------
 
@@ -442,6 +487,9 @@ class Link:
         if self.post is not None:
             for button in held:
                 self.post(Released(Button(button)))
+        if client is self._phone_client:  # the web service went away: no address to show
+            self._phone_client = None
+            self._on_loop(lambda unit, at: unit.set_phone(None, at))
 
     def reply(self, client: Client, obj: dict) -> None:
         if not client.offer((dumps(obj) + "\n").encode()):
@@ -471,6 +519,8 @@ class Link:
         elif verb == "pair" and value == "request":
             self.new_code()
             self.reply(client, {"kind": "pairing", "generation": self.generation, "code_pending": True})
+        elif verb == "phone":
+            self._phone(client, value)
         elif verb == "pair" and isinstance(value, dict):
             ok = self.check_code(value.get("code"))
             answer = {"kind": "paired", "id": str(value.get("id", ""))[:64], "ok": ok}

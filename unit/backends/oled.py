@@ -112,6 +112,10 @@ class Painter:
                 self.menu(draw, view)
             case views.Summary():
                 self.summary(draw, view)
+            case views.Phone():
+                self.phone(draw, view)
+            case views.Pairing():
+                self.pairing(draw, view)
             case _:
                 raise TypeError(f"not a view: {view!r}")
 
@@ -211,16 +215,65 @@ class Painter:
         title = w("screen.welcome")
         centred(draw, 11, title, fitting_size(title, 16))
         draw.line((8, 22, WIDTH - 9, 22), fill=ON)
-        play = w("screen.welcome_play")
-        settings = w("screen.welcome_settings", s=f"{view.hold_seconds:g}")
-        centred(draw, 36, play, fitting_size(play, 12))
-        centred(draw, 53, settings, fitting_size(settings, 12))
+        lines = [w("screen.welcome_play"), w("screen.welcome_settings", s=f"{view.hold_seconds:g}")]
+        if view.phone:  # three lines, a little smaller
+            lines.append(w("screen.welcome_phone"))
+            size = min(fitting_size(line, 11) for line in lines)
+            for y, line in zip((33, 45, 57), lines, strict=True):
+                centred(draw, y, line, size)
+            return
+        for y, line in zip((36, 53), lines, strict=True):
+            centred(draw, y, line, fitting_size(line, 12))
 
     def confirm(self, draw: ImageDraw.ImageDraw) -> None:
         question, hint = self.words("screen.confirm_off"), self.words("screen.confirm_hint")
         draw.rectangle((0, 0, WIDTH - 1, 40), fill=ON)  # the question stands out from any game screen
         centred(draw, 21, question, fitting_size(question, 20), OFF)
         centred(draw, 54, hint, fitting_size(hint, 12))
+
+    def phone(self, draw: ImageDraw.ImageDraw, view: views.Phone) -> None:
+        """The address as text; or its QR code on a lit square (dark modules, as scanners expect)."""
+        w = self.words
+        address = view.address
+        if address is not None and address.qr and view.page == views.PhonePage.QR:
+            self.qr(draw, address.qr, 0, 0, HEIGHT)
+            right = (HEIGHT + WIDTH) // 2
+            title = w("screen.phone")
+            draw.text((right, 14), title, font=font(fitting_size(title, 11, WIDTH - HEIGHT - 2)), fill=ON, anchor="ms")
+            button, _, action = w("screen.phone_back").partition(" : " if " : " in w("screen.phone_back") else ": ")
+            for y, line in ((44, button), (57, action)):
+                draw.text((right, y), line, font=font(fitting_size(line, 10, WIDTH - HEIGHT - 2)), fill=ON, anchor="ms")
+            return
+        draw.text((0, 10), w("screen.phone"), font=font(10), fill=ON, anchor="ls")
+        draw.line((0, 13, WIDTH - 1, 13), fill=ON)
+        lines = address.lines[:2] if address is not None else (w("screen.phone_none"),)
+        size = min(fitting_size(line, 12) for line in lines) if lines else 12
+        for y, line in zip((27, 41) if len(lines) > 1 else (34,), lines, strict=False):
+            centred(draw, y, line, size)
+        hint = w("screen.phone_next" if address is not None and address.qr else "screen.phone_back")
+        draw.text((WIDTH // 2, 61), hint, font=font(fitting_size(hint, 9)), fill=ON, anchor="ms")
+
+    @staticmethod
+    def qr(draw: ImageDraw.ImageDraw, rows: tuple[str, ...], x: int, y: int, side: int) -> None:
+        """A QR code in a lit ``side``-pixel square: whole pixels per module, a quiet zone around."""
+        modules = len(rows)
+        scale = max(1, side // (modules + 2))
+        offset = (side - modules * scale) // 2
+        draw.rectangle((x, y, x + side - 1, y + side - 1), fill=ON)
+        for r, row in enumerate(rows):
+            for c, module in enumerate(row):
+                if module == "1":
+                    left, top = x + offset + c * scale, y + offset + r * scale
+                    draw.rectangle((left, top, left + scale - 1, top + scale - 1), fill=OFF)
+
+    def pairing(self, draw: ImageDraw.ImageDraw, view: views.Pairing) -> None:
+        w = self.words
+        title, hint = w("screen.pairing"), w("screen.pairing_hint")
+        centred(draw, 8, title, fitting_size(title, 12))
+        draw.line((8, 16, WIDTH - 9, 16), fill=ON)
+        code = views.spaced_code(view.code)
+        centred(draw, 36, code, fitting_size(code, 26))
+        centred(draw, 57, hint, fitting_size(hint, 10))
 
     def header(self, draw: ImageDraw.ImageDraw, title: str, position: int, count: int) -> None:
         draw.text((0, 10), title, font=font(10), fill=ON, anchor="ls")

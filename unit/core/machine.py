@@ -82,6 +82,8 @@ class Timer(StrEnum):
     SUMMARY = "summary"  # the next page of the evening's summary
     DIM = "dim"  # untouched for a while: dim the screen
     SHIFT = "shift"  # move the picture by a pixel (burn-in)
+    CODE = "code"  # the phone's pairing code is void: off the screen
+    PHONE = "phone"  # the phone's address goes back to the welcome screen
 
 
 HOLD_TIMERS = (Timer.HOLD_POWER, Timer.HOLD_BUILD, Timer.HOLD_AUCTION)
@@ -91,6 +93,8 @@ COUNTING_DOWN = (State.COUNTDOWN, State.WARNING)
 IN_GAME = (State.READY, State.COUNTDOWN, State.WARNING, State.BUILD)
 #: The screens that can stay up for long: only these move against burn-in.
 STILL_STATES = (State.OFF, State.READY, State.TIME_UP, State.SETTINGS)
+#: The screens a pairing code may cover: calm ones, never an auction, a draw or a question.
+CODE_COVERS = (views.Welcome, views.Ready)
 
 
 class Unit:
@@ -136,6 +140,9 @@ class Unit:
         self.tally = Tally()
         self._final_played = 0.0
         self._summary_page: int | None = None
+        # the phone companion: its address, and a pairing code on the screen
+        self.phone: views.PhoneAddress | None = None
+        self._code: str | None = None
 
     # --- the public interface ---------------------------------------------------------------
 
@@ -199,6 +206,39 @@ class Unit:
             self._show_menu()
         return self._out
 
+    def set_phone(self, address: views.PhoneAddress | None, now: float) -> list[Output]:
+        """The web service reported where the phones find it (None: it went away)."""
+        self._out = []
+        self._fire_due(now)
+        self.phone = address
+        if isinstance(self._base, views.Welcome):
+            self._show(self._welcome())
+        elif isinstance(self._base, views.Phone):
+            self._show(views.Phone(address, self._base.page if address and address.qr else views.PhonePage.TEXT))
+        return self._out
+
+    def show_code(self, code: str, seconds: float, now: float) -> list[Output]:
+        """A phone asked to pair: show ``code`` for ``seconds`` over the calm screens.
+
+        It waits under an auction or a draw and comes back with the clock; any
+        press takes it away (the unit is in use: the journal has it too).
+        """
+        self._out = []
+        self._fire_due(now)
+        if not self.halted:
+            self._code = code
+            self._timers.set(Timer.CODE, now + seconds)
+            self._touch(now)
+            self._put(self._on_top())
+        return self._out
+
+    def hide_code(self, now: float) -> list[Output]:
+        """The code was used, or void: off the screen."""
+        self._out = []
+        self._fire_due(now)
+        self._drop_code()
+        return self._out
+
     # --- inputs -----------------------------------------------------------------------------
 
     def _pressed(self, name: str, t: float) -> None:
@@ -208,6 +248,7 @@ class Unit:
         if button in self._held or self.halted:
             return  # a second edge without a release (bounce), or nothing to do any more
         self._held.add(button)
+        self._drop_code()
         if self._asking and button != Button.POWER:
             self._stop_asking()  # anything else keeps the game running, and does what it always does
         if button == Button.POWER:
@@ -247,7 +288,7 @@ class Unit:
             self._leave_menu()
         elif self.state in IN_GAME and self.config.power.confirm_off and not self._asking:
             self._asking = True
-            self._put(views.Confirm())
+            self._put(self._on_top())
             self._play(Sound.CONFIRM)
             self._timers.set(Timer.CONFIRM, t + self.config.power.confirm_seconds)
         else:
@@ -271,6 +312,8 @@ class Unit:
         elif self.state == State.OFF and self.config.power.control == PowerControl.SWITCH:
             # With a latching switch, holding CONSTRUCTION while off shuts the system down.
             self._timers.set(Timer.HOLD_BUILD, t + self.config.power.shutdown_hold_seconds)
+        if self.state == State.OFF:
+            self._next_phone_page(t)
 
     # --- deadlines --------------------------------------------------------------------------
 
@@ -373,6 +416,13 @@ class Unit:
 
     def _on_summary(self, t: float) -> None:
         self._next_summary_page(t)
+
+    def _on_code(self, t: float) -> None:
+        self._drop_code()
+
+    def _on_phone(self, t: float) -> None:
+        if self.state == State.OFF and isinstance(self._base, views.Phone):
+            self._show(self._welcome())
 
     def _on_dim(self, t: float) -> None:
         self._set_display(dimmed=True)
@@ -507,7 +557,29 @@ class Unit:
         return views.Ready(self._clock.shown(t), self._clock.timed, self.config.game.minutes)
 
     def _welcome(self) -> views.Welcome:
-        return views.Welcome(self.config.menu.hold_seconds)
+        return views.Welcome(self.config.menu.hold_seconds, phone=self.phone is not None)
+
+    # --- the phone companion ------------------------------------------------------------------
+
+    def _next_phone_page(self, t: float) -> None:
+        """CONSTRUCTION on the welcome screen: the address, then its QR code, then back."""
+        base = self._base
+        if isinstance(base, views.Welcome):
+            self._show(views.Phone(self.phone))
+        elif isinstance(base, views.Phone) and base.page == views.PhonePage.TEXT and self.phone and self.phone.qr:
+            self._show(views.Phone(self.phone, views.PhonePage.QR))
+        else:
+            self._show(self._welcome())
+        if isinstance(self._base, views.Phone):  # silent: with a switch, holding on shuts down
+            self._timers.set(Timer.PHONE, t + self.config.menu.leave_after_seconds)
+        else:
+            self._timers.cancel(Timer.PHONE)
+
+    def _drop_code(self) -> None:
+        if self._code is not None:
+            self._code = None
+            self._timers.cancel(Timer.CODE)
+            self._put(self._on_top())
 
     # --- the question before switching off ----------------------------------------------------
 
@@ -515,7 +587,7 @@ class Unit:
         """The game goes on: the screen under the question comes back."""
         self._asking = False
         self._timers.cancel(Timer.CONFIRM)
-        self._put(self._base)
+        self._put(self._on_top())
 
     # --- the settings menu --------------------------------------------------------------------
 
@@ -617,10 +689,17 @@ class Unit:
             self._out.append(led)
 
     def _show(self, view: views.View) -> None:
-        """Show ``view``, or keep it under the question until the question goes."""
+        """Show ``view``, or keep it under the question or the pairing code until they go."""
         self._base = view
-        if not self._asking:
-            self._put(view)
+        self._put(self._on_top())
+
+    def _on_top(self) -> views.View:
+        """What the screen shows: the question, else the pairing code over a calm screen, else the view."""
+        if self._asking:
+            return views.Confirm()
+        if self._code is not None and isinstance(self._base, CODE_COVERS):
+            return views.Pairing(self._code)
+        return self._base
 
     def _put(self, view: views.View) -> None:
         if view != self.view:

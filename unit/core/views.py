@@ -90,9 +90,46 @@ class Shutdown:
 
 @dataclass(frozen=True)
 class Welcome:
-    """Switched off, awake: the name, what ON/OFF does, how to reach the settings."""
+    """Switched off, awake: the name, what ON/OFF does, how to reach the settings.
+
+    ``phone`` says that the phone companion is there: CONSTRUCTION then shows its address.
+    """
 
     hold_seconds: float = 2.0  # how long to hold ENCHÈRES for the settings
+    phone: bool = False
+
+
+@dataclass(frozen=True)
+class PhoneAddress:
+    """Where the phones find the box, as the web service reports it.
+
+    ``lines`` are the addresses as text (``monopoly.local:8080``); ``qr`` is the
+    QR code of the first as rows of ``"0"``/``"1"`` (dark) modules: the web
+    service draws it, so the unit needs no QR library.
+    """
+
+    lines: tuple[str, ...]
+    qr: tuple[str, ...] = ()
+
+
+class PhonePage(StrEnum):
+    TEXT = "text"
+    QR = "qr"
+
+
+@dataclass(frozen=True)
+class Phone:
+    """The phone companion's address (CONSTRUCTION on the welcome screen); ``address`` None: no web service."""
+
+    address: PhoneAddress | None
+    page: PhonePage = PhonePage.TEXT
+
+
+@dataclass(frozen=True)
+class Pairing:
+    """A phone asked to pair: the code to type on it, over the welcome screen or the game clock."""
+
+    code: str
 
 
 @dataclass(frozen=True)
@@ -137,7 +174,9 @@ class Summary:
     longest_streak: int = 0
 
 
-View = Off | Ready | Countdown | Banner | Build | TimeUp | Shutdown | Welcome | Confirm | Menu | Summary
+View = (
+    Off | Ready | Countdown | Banner | Build | TimeUp | Shutdown | Welcome | Confirm | Menu | Summary | Phone | Pairing
+)
 
 
 def duration(seconds: float) -> str:
@@ -208,6 +247,11 @@ def summary_lines(view: Summary, words: Words) -> tuple[str, str]:
     return words("screen.summary_streak"), words("screen.summary_in_a_row", n=view.longest_streak)
 
 
+def spaced_code(code: str) -> str:
+    """A pairing code as it is read aloud: ``123 456``."""
+    return " ".join(code[i : i + 3] for i in range(0, len(code), 3))
+
+
 def banner_text(view: Banner, words: Words) -> str:
     if view.kind == BannerKind.HOUR:
         return words("screen.hour" if view.value == 1 else "screen.hours", n=view.value)
@@ -235,10 +279,18 @@ def describe(view: View, words: Words) -> str:
             return f"{words('screen.time_up')} · {words('screen.count')}"
         case Shutdown():
             return words("screen.shutdown")
-        case Welcome(hold_seconds=hold):
-            return " · ".join(
-                (words("screen.welcome"), words("screen.welcome_play"), words("screen.welcome_settings", s=f"{hold:g}"))
-            )
+        case Welcome(hold_seconds=hold, phone=phone):
+            settings = words("screen.welcome_settings", s=f"{hold:g}")
+            parts = [words("screen.welcome"), words("screen.welcome_play"), settings]
+            return " · ".join(parts + ([words("screen.welcome_phone")] if phone else []))
+        case Phone(address=None):
+            return f"{words('screen.phone')} · {words('screen.phone_none')}"
+        case Phone(address=address, page=PhonePage.QR) if address is not None and address.qr:
+            return f"{words('screen.phone')} · {words('screen.phone_qr')} {address.lines[0]}"
+        case Phone(address=address) if address is not None:
+            return " · ".join((words("screen.phone"), *address.lines))
+        case Pairing(code=code):
+            return f"{words('screen.pairing')} {spaced_code(code)}".rstrip()
         case Confirm():
             return f"{words('screen.confirm_off')} · {words('screen.confirm_hint')}"
         case Menu(item=item):
@@ -248,6 +300,36 @@ def describe(view: View, words: Words) -> str:
             return f"{words('screen.summary')} · {title} : {line}"
     raise TypeError(f"not a view: {view!r}")
 
+
+#: The QR code of ``http://192.168.1.23:8080/`` (segno, error level L): version 2, 25x25 modules.
+SAMPLE_QR = (
+    "1111111001110100101111111",
+    "1000001000011100001000001",
+    "1011101001110000101011101",
+    "1011101010110111101011101",
+    "1011101010101010001011101",
+    "1000001001100100101000001",
+    "1111111010101010101111111",
+    "0000000001001010000000000",
+    "1100011101101101100011000",
+    "1010100100100101110011110",
+    "1011101011011101001101011",
+    "0100000100110001100011001",
+    "1010001101101010111000001",
+    "1011010011101111000000010",
+    "1010001111101001010101011",
+    "1001010100001010100010101",
+    "1000001100101100111110100",
+    "0000000011001011100010100",
+    "1111111010110110101011001",
+    "1000001010010000100010011",
+    "1011101000111101111111100",
+    "1011101000111100001101011",
+    "1011101001001000010000101",
+    "1000001010001001101110001",
+    "1111111011110011101001001",
+)
+SAMPLE_ADDRESS = PhoneAddress(("monopoly.local:8080", "192.168.1.23:8080"), SAMPLE_QR)
 
 #: One example of every screen, by name: the golden images and docs/images are drawn from these.
 SAMPLES: dict[str, View] = {
@@ -271,6 +353,11 @@ SAMPLES: dict[str, View] = {
     "time_up": TimeUp(),
     "shutdown": Shutdown(),
     "welcome": Welcome(),
+    "welcome_phone": Welcome(phone=True),
+    "phone": Phone(SAMPLE_ADDRESS),
+    "phone_qr": Phone(SAMPLE_ADDRESS, PhonePage.QR),
+    "phone_none": Phone(None),
+    "pairing": Pairing("042917"),
     "confirm_off": Confirm(),
     "menu_game": Menu(MenuItem.GAME, 90, 1, 6),
     "menu_game_untimed": Menu(MenuItem.GAME, None, 1, 6),

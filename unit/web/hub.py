@@ -16,6 +16,8 @@ import secrets
 from pathlib import Path
 from typing import Any
 
+from unit.web.address import phone_card
+
 log = logging.getLogger(__name__)
 
 SOCKET_NAME = "unit.sock"  # the same name as unit.app.link.SOCKET_NAME (the web side imports no unit side)
@@ -23,6 +25,7 @@ STREAM_QUEUE = 256  # records waiting for one page
 MAX_LINE = 1 << 20  # one record from the unit
 RECONNECT_SECONDS = 1.0
 ANSWER_SECONDS = 3.0  # the unit answers a pairing or settings request within this
+ANNOUNCE_SECONDS = 30.0  # how often the addresses are looked at again (a DHCP lease may change them)
 #: What pages may see: the pairing code, pairing answers and errors stay between the unit and the service.
 PUBLIC_KINDS = {"snapshot", "state", "led", "sound", "screen", "build", "system", "resume", "settings", "unit"}
 
@@ -55,6 +58,11 @@ class UnitHub:
         self._settings_lock = asyncio.Lock()
         self._settings_answer: asyncio.Future | None = None
         self._task: asyncio.Task | None = None
+        #: (host, port) the service listens on: the unit shows it on its phone screen (None: not told)
+        self.listening: tuple[str, int] | None = None
+        self._announced: dict | None = None
+        self._announce_now = asyncio.Event()
+        self._announcer: asyncio.Task | None = None
 
     @property
     def connected(self) -> bool:
@@ -62,12 +70,14 @@ class UnitHub:
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run())
+        self._announcer = asyncio.create_task(self._announce())
 
     async def stop(self) -> None:
-        if self._task is not None:
-            self._task.cancel()
-            with contextlib.suppress(asyncio.CancelledError):
-                await self._task
+        for task in (self._task, self._announcer):
+            if task is not None:
+                task.cancel()
+                with contextlib.suppress(asyncio.CancelledError):
+                    await task
         for subscriber in list(self.subscribers):
             subscriber.offer(None)
 
@@ -96,6 +106,8 @@ class UnitHub:
                 await asyncio.sleep(RECONNECT_SECONDS)
                 continue
             self._writer = writer
+            self._announced = None
+            self._announce_now.set()
             try:
                 while line := await reader.readline():
                     self._receive(line)
@@ -167,6 +179,22 @@ class UnitHub:
         except (OSError, TimeoutError):
             return False
         return True
+
+    async def _announce(self) -> None:
+        """Tell the unit where the phones find this service: on connect, and again when it changes."""
+        while True:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(self._announce_now.wait(), ANNOUNCE_SECONDS)
+            self._announce_now.clear()
+            if self.listening is None or self._writer is None:
+                continue
+            try:
+                card = phone_card(*self.listening)
+            except Exception:  # an address that cannot be put in a QR code must not end the service
+                log.exception("the phone's address for the unit")
+                continue
+            if card != self._announced and await self.send({"phone": card}):
+                self._announced = card
 
     # --- requests that wait for the unit's answer -----------------------------------------------------
 

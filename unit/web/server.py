@@ -14,6 +14,7 @@ log = logging.getLogger(__name__)
 def serve(host: str, port: int, state_dir: str | None, language: str) -> None:
     """Serve until interrupted; says where, and whether the unit's socket is expected."""
     app = create_app(state_dir, language)
+    app.state.web.hub.listening = (host, port)  # the unit shows it on its phone screen
     config = uvicorn.Config(
         app,
         host=host,
