@@ -136,6 +136,7 @@ def test_a_setting_from_the_phone_is_the_menu_s_own_saved_and_kept_across_a_rest
     assert settings["game.minutes"] == 90 and settings["language"] == "en" and settings["buzzer.volume"] == "low"
     shown = Choices.of(runtime.unit.config)  # what the menu shows for each item
     assert (shown.game_minutes, shown.language, str(shown.volume)) == (90, "en", "low")
+    runtime.step(max_wait=0.0)  # the loop writes settings.json at its next moment clear of deadlines
     restarted = SettingsStore(tmp_path).apply(configuration.load())  # the unit starts again: same choices
     assert Choices.of(restarted) == shown
     assert runtime.unit.config.pins == config.pins  # nothing else moved

@@ -119,3 +119,57 @@ def test_emulator_without_a_display_says_what_to_do(monkeypatch, capsys):
     err = capsys.readouterr().err
     assert status == 2 and "--backend terminal" in err and "SDL_VIDEODRIVER=dummy" in err
     assert err.count("\n") == 1
+
+
+def test_a_setting_changed_just_before_a_deadline_is_written_after_it_never_on_the_timing_path(tmp_path):
+    """A phone may change a setting mid-auction: settings.json waits for a moment clear of the core's deadlines."""
+    from unit.app import runtime as runtimes
+    from unit.app.link import apply_settings
+    from unit.app.settings import SettingsStore
+
+    writes: list[tuple[float, float | None]] = []
+
+    class Spy(SettingsStore):
+        def save(self, choices):
+            writes.append((runtime.clock(), runtime.unit.next_deadline()))
+            super().save(choices)
+
+    config = configuration.load(({"auction": {"seconds": 5, "warning_seconds": 1}}, "test"))
+    runtime = Runtime(Unit(config), Headless(config.language), settings=Spy(tmp_path))
+    thread = threading.Thread(target=runtime.run, daemon=True)
+    thread.start()
+    try:
+        for button in ("power", "auction"):
+            runtime.post(Pressed(button))
+            runtime.post(Released(button))
+        end = time.monotonic() + 3
+        while runtime.unit.state != "countdown":
+            assert time.monotonic() < end
+            time.sleep(0.005)
+        deadline = runtime.unit.next_deadline()
+        assert deadline is not None
+        time.sleep(max(0.0, deadline - runtime.clock() - 0.03))  # 30 ms before the next second of the countdown
+        runtime.post(lambda at: apply_settings(runtime, {"game.minutes": 90}, at))
+        end = time.monotonic() + 3
+        while not writes:
+            assert time.monotonic() < end, "the setting was never written"
+            time.sleep(0.005)
+    finally:
+        runtime.stop()
+        thread.join(5)
+    written_at, next_deadline = writes[0]
+    assert written_at > deadline  # after the deadline it came close to
+    assert next_deadline is None or next_deadline - written_at >= runtimes.SAVE_CLEARANCE - 0.01
+    assert SettingsStore(tmp_path).apply(configuration.load()).game.minutes == 90
+
+
+def test_a_setting_changed_as_the_unit_stops_is_not_lost(tmp_path):
+    from unit.app.link import apply_settings
+    from unit.app.settings import SettingsStore
+
+    config = configuration.load()
+    runtime = Runtime(Unit(config), Backend(), settings=SettingsStore(tmp_path))
+    runtime.post(lambda at: apply_settings(runtime, {"language": "en"}, at))
+    runtime.stop()
+    runtime.run()
+    assert SettingsStore(tmp_path).apply(configuration.load()).language == "en"

@@ -43,7 +43,8 @@ log = logging.getLogger(__name__)
 #: Seconds between saves of a running game, besides one at each change of state: what a restart may lose
 #: when no clock measured the outage (docs/reliability.md: about 720 small writes an hour).
 SAVE_EVERY = 5.0
-#: A periodic save waits until no core deadline is this close: the SD card must not delay the LED.
+#: A save (the game's, or the settings') waits until no core deadline is this close: the SD card must
+#: not delay the LED.
 SAVE_CLEARANCE = 0.1
 
 
@@ -81,6 +82,8 @@ class Runtime:
         self.inputs: queue.SimpleQueue[tuple[float, Event | Stop]] = queue.SimpleQueue()
         self.start = 0.0
         self._next_save: float | None = None
+        self._settings_due: SettingsChanged | None = None  # a choice not yet written (the newest wins)
+        self._next_settings_save: float | None = None
         self._next_ping: float | None = None
         self.stopped = False
         self._pumps = type(backend).wait is not Backend.wait
@@ -115,6 +118,7 @@ class Runtime:
                 self.step()
         finally:
             self.notifier.notify("STOPPING=1")
+            self._write_settings()  # a choice made just before the end is not lost
             self.backend.close()  # also after an open that failed halfway: the backend releases what it claimed
 
     def _resume(self) -> bool:
@@ -161,6 +165,7 @@ class Runtime:
     def next_wake(self) -> float | None:
         """The earliest of the core's deadline, the next scripted input, the end and the backend's."""
         candidates = [self.unit.next_deadline(), self.backend.next_deadline(), self._next_save, self._next_ping]
+        candidates.append(self._next_settings_save)
         if self.script:
             candidates.append(self.start + self.script[0].at)
         if self.until is not None:
@@ -189,11 +194,15 @@ class Runtime:
         if self.until is not None and now >= self.start + self.until:
             self.stopped = True
         if self._next_save is not None and now >= self._next_save:
-            deadline = self.unit.next_deadline()
-            if deadline is not None and deadline - now < SAVE_CLEARANCE:
-                self._next_save = deadline + 0.001  # right after it, when the loop is idle again
+            if (later := self._clear_of_deadlines(now)) is not None:
+                self._next_save = later
             else:
                 self._save(now)
+        if self._next_settings_save is not None and now >= self._next_settings_save:
+            if (later := self._clear_of_deadlines(now)) is not None:
+                self._next_settings_save = later
+            else:
+                self._write_settings()
         if self._next_ping is not None and now >= self._next_ping:
             self.notifier.notify("WATCHDOG=1")  # from the loop itself: a hung loop stops the pings
             self._next_ping = now + (self.notifier.watchdog_interval or 0.0)
@@ -246,14 +255,32 @@ class Runtime:
         if self.store is not None and any(isinstance(o, StateChanged) for o in outputs):
             self._save(at)
 
+    def _clear_of_deadlines(self, now: float) -> float | None:
+        """None when the loop may write a file now; else when to try again (just after the close deadline)."""
+        deadline = self.unit.next_deadline()
+        if deadline is not None and deadline - now < SAVE_CLEARANCE:
+            return deadline + 0.001  # right after it, when the loop is idle again
+        return None
+
     def _save_settings(self, change: SettingsChanged) -> None:
-        """A choice in the settings menu: saved at once, and the backend follows it."""
-        if self.settings is not None:
-            if change.reset:
-                self.settings.clear()
-            else:
-                self.settings.save(change.choices)
+        """A choice in the settings menu (or from a phone): the backend follows it at once, the file soon.
+
+        The write waits for a moment clear of the core's deadlines, like the game's
+        saves: a phone may change a setting during an auction.
+        """
         self.backend.retune(self.unit.config)
+        if self.settings is not None:
+            self._settings_due = change
+            self._next_settings_save = self.clock()
+
+    def _write_settings(self) -> None:
+        change, self._settings_due, self._next_settings_save = self._settings_due, None, None
+        if change is None or self.settings is None:
+            return
+        if change.reset:
+            self.settings.clear()
+        else:
+            self.settings.save(change.choices)
 
     def _save(self, now: float) -> None:
         """Save the running game, or forget it once switched off on purpose."""
