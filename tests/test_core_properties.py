@@ -53,6 +53,7 @@ class Observer:
         self.last_t = 0.0
         self.pressed_now = False
         self.started = False
+        self.code_until = float("-inf")  # when the last pairing code shown is void
 
     def see(self, t: float, outputs: list) -> None:
         assert t >= self.last_t, "the clock ran backwards"
@@ -86,6 +87,7 @@ class Observer:
             assert not isinstance(unit.view, views.Off), "a dark screen after the start"
         if isinstance(unit.view, views.Pairing):  # over a calm screen only, never an auction or a draw
             assert unit.state in ("off", "ready") and unit.led.mode == "off", f"a pairing code in {unit.state}"
+            assert t < self.code_until, "a pairing code on the screen after its time"
         if isinstance(unit.view, views.Phone):
             assert unit.state == "off", f"the phone's address in {unit.state}"
 
@@ -122,6 +124,7 @@ def play(unit: Unit, observer: Observer, session) -> None:
             observer.see(deadline, unit.advance(deadline))
         observer.pressed_now = isinstance(event, Pressed | Switched)
         if isinstance(event, tuple) and event[0] == "code":
+            observer.code_until = at + event[2]
             observer.see(at, unit.show_code(event[1], event[2], at))
         elif isinstance(event, tuple):
             observer.see(at, unit.set_phone(event[1], at))

@@ -15,7 +15,7 @@ from test_web_support import LinkClient, RunningUnit
 from unit.app import config as configuration
 from unit.app import link as links
 from unit.backends.oled import render
-from unit.core import Pressed, Released, Unit, views
+from unit.core import Pressed, Released, Switched, Unit, views
 from unit.core.views import SAMPLE_ADDRESS, Pairing, Phone, PhonePage, Welcome
 from unit.i18n import words
 
@@ -90,6 +90,29 @@ def test_the_question_before_switching_off_stays_above_the_code():
     assert isinstance(unit.view, views.Confirm)
 
 
+def test_a_switch_turned_off_takes_the_code_away():
+    """With a latching switch, switching off is no press: the code must go all the same (found in review)."""
+    unit = fresh(power={"control": "switch"})
+    unit.handle(Switched(True), 1.0)
+    unit.show_code(CODE, 120.0, 2.0)
+    assert unit.view == Pairing(CODE)
+    unit.handle(Switched(False), 3.0)
+    assert isinstance(unit.view, Welcome)
+    run_to(unit, 3600.0)
+    assert isinstance(unit.view, Welcome)
+
+
+def test_a_code_shown_as_the_game_runs_out_keeps_its_time():
+    unit = fresh(power={"control": "switch"}, game={"minutes": 60})
+    unit.handle(Switched(True), 0.0)
+    unit.show_code(CODE, 120.0, 3590.0)
+    run_to(unit, 3601.0)
+    assert unit.state == "time_up" and not isinstance(unit.view, Pairing)
+    unit.handle(Switched(False), 3700.0)
+    run_to(unit, 7200.0)
+    assert isinstance(unit.view, Welcome)
+
+
 # --- the address and its QR code ------------------------------------------------------------------
 
 
@@ -150,6 +173,26 @@ def test_the_qr_code_on_the_oled_is_the_web_service_s_module_for_module():
                     lit = image.getpixel((offset + c * scale + dx, offset + r * scale + dy)) != 0
                     assert lit == (rows[r][c] == "0"), (r, c)
     assert all(image.getpixel((x, y)) != 0 for x in range(offset) for y in range(64))
+
+
+def test_the_box_s_addresses_are_found_without_netlink(monkeypatch):
+    """The web service's systemd unit allows AF_UNIX, AF_INET and AF_INET6 only; glibc's if_nameindex() needs
+    netlink (EAFNOSUPPORT there): the addresses come from an ioctl on an AF_INET socket instead."""
+    import errno
+    import socket
+
+    pytest.importorskip("segno", reason="the web extra is not installed (pip install -e '.[web]')")
+    from unit.web import address
+
+    def refused():
+        raise OSError(errno.EAFNOSUPPORT, "Address family not supported by protocol")
+
+    monkeypatch.setattr(socket, "if_nameindex", refused)
+    found = address.local_addresses()
+    assert all(len(ip.split(".")) == 4 and not ip.startswith("127.") for ip in found)
+    with open("/proc/net/route", encoding="ascii") as routes:  # an interface with a route has an address
+        if any(line.split()[0] != "lo" for line in list(routes)[1:]):
+            assert found
 
 
 def test_the_sample_qr_code_is_what_the_web_service_draws():
@@ -232,7 +275,8 @@ def test_a_bad_address_is_answered_and_changes_nothing(tmp_path, value):
     with RunningUnit(tmp_path) as unit:
         client = LinkClient(tmp_path)
         client.send({"phone": value})
-        assert "phone:" in client.next("error")["error"]
+        answer = client.next("error")
+        assert "phone:" in answer["error"] and answer["about"] == "phone"
         assert unit.runtime.unit.phone is None
 
 
@@ -245,3 +289,26 @@ def test_the_web_service_tells_the_unit_where_the_phones_find_it(tmp_path):
         address = unit.runtime.unit.phone
         assert address is not None and address.lines == (base.removeprefix("http://"),)
         assert address.qr and len(address.qr) == len(address.qr[0])
+
+
+def test_a_host_name_too_long_for_the_screen_leaves_the_address_alone():
+    long_name = views.PhoneAddress(("monopoly-city-unit.local:8080", "192.168.1.23:8080"), SAMPLE_ADDRESS.qr)
+    assert render(Phone(long_name), "fr") == render(
+        Phone(views.PhoneAddress(("192.168.1.23:8080",), SAMPLE_ADDRESS.qr)), "fr"
+    )
+
+
+def test_the_unit_refusing_an_address_is_logged_and_answers_no_settings_change(caplog):
+    pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
+    import asyncio
+
+    from unit.web.hub import UnitHub
+
+    async def scenario() -> bool:
+        hub = UnitHub(None)
+        hub._settings_answer = asyncio.get_running_loop().create_future()
+        hub._receive(b'{"kind": "error", "error": "phone: expected lines", "about": "phone"}\n')
+        return hub._settings_answer.done()
+
+    assert asyncio.run(scenario()) is False
+    assert "refused the address" in caplog.text

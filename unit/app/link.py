@@ -392,7 +392,14 @@ class Link:
         if self.post is None:
             return
         runtime = self.runtime
-        self.post(lambda at: runtime.apply(at, change(runtime.unit, at)))
+
+        def job(at: float) -> None:
+            try:
+                runtime.apply(at, change(runtime.unit, at))
+            except Exception:  # a bug here must not stop the unit's loop
+                log.exception("web link: a change from the phone companion failed")
+
+        self.post(job)
 
     def _phone(self, client: Client, value: Any) -> None:
         """Where the phones find the web service: checked, then on the OLED's phone screen."""
@@ -408,7 +415,8 @@ class Link:
             and all(isinstance(row, str) and len(row) == len(qr) and set(row) <= {"0", "1"} for row in qr)
         )
         if not (ok_lines and ok_qr):
-            self.reply(client, {"kind": "error", "error": "phone: expected lines (1 to 3 texts) and a square QR"})
+            error = "phone: expected lines (1 to 3 texts of at most 48 characters) and a square QR of at most 41"
+            self.reply(client, {"kind": "error", "error": error, "about": "phone"})
             return
         assert isinstance(lines, list) and isinstance(qr, list)
         self._phone_client = client

@@ -247,6 +247,8 @@ class Painter:
         draw.text((0, 10), w("screen.phone"), font=font(10), fill=ON, anchor="ls")
         draw.line((0, 13, WIDTH - 1, 13), fill=ON)
         lines = address.lines[:2] if address is not None else (w("screen.phone_none"),)
+        if len(lines) > 1 and text_width(lines[0], 8) > WIDTH - 4:  # a long host name: the address alone
+            lines = lines[1:]
         size = min(fitting_size(line, 12) for line in lines) if lines else 12
         for y, line in zip((27, 41) if len(lines) > 1 else (34,), lines, strict=False):
             centred(draw, y, line, size)

@@ -456,6 +456,7 @@ class Unit:
     def _power_off(self) -> None:
         self._timers.cancel_all_but(*HOLD_TIMERS, *SCREEN_TIMERS)
         self._asking = False
+        self._code = None  # the end of a game voids it (the link forgets the pairings too)
         self.game = None
         self._overtime = False
         self._summary_page = None
@@ -476,7 +477,7 @@ class Unit:
         self.halted = True
 
     def _time_up(self, t: float) -> None:
-        self._timers.cancel_all_but(*HOLD_TIMERS, *SCREEN_TIMERS)
+        self._timers.cancel_all_but(*HOLD_TIMERS, *SCREEN_TIMERS, Timer.CODE)  # a pending code keeps its time
         self._asking = False
         self._overtime = False
         self._final_played = self._clock.played(t)

@@ -16,27 +16,33 @@ import struct
 
 import segno
 
-SIOCGIFADDR = 0x8915  # Linux: an interface's IPv4 address
+SIOCGIFCONF = 0x8912  # Linux: every interface's IPv4 address, over the AF_INET socket the service may open
+#: struct ifreq: a 16-byte name, then a union whose largest member is struct ifmap (40 bytes on 64-bit, 32 on 32-bit)
+IFREQ_SIZE = 16 + max(16, struct.calcsize("LLHBBB0L"))
+MAX_INTERFACES = 64
 ANY_HOSTS = ("", "0.0.0.0", "::")
 
 
 def local_addresses() -> list[str]:
-    """The IPv4 addresses of this machine's interfaces, loopback left out (Linux; [] elsewhere)."""
-    found: list[str] = []
+    """The IPv4 addresses of this machine's interfaces, loopback left out (Linux; [] elsewhere).
+
+    Not ``socket.if_nameindex()``: glibc asks netlink for it, and the service's
+    systemd unit allows only AF_UNIX, AF_INET and AF_INET6 sockets.
+    """
+    buffer = array.array("B", bytes(IFREQ_SIZE * MAX_INTERFACES))
+    pointer, _ = buffer.buffer_info()
     try:
-        interfaces = socket.if_nameindex()
+        with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
+            answer = fcntl.ioctl(probe.fileno(), SIOCGIFCONF, struct.pack("iL", len(buffer), pointer))
     except OSError:
-        return found
-    with socket.socket(socket.AF_INET, socket.SOCK_DGRAM) as probe:
-        for _, name in interfaces:
-            request = array.array("B", struct.pack("256s", name.encode()[:15]))
-            try:
-                fcntl.ioctl(probe.fileno(), SIOCGIFADDR, request)
-            except OSError:
-                continue  # down, or without an IPv4 address
-            ip = socket.inet_ntoa(request.tobytes()[20:24])
-            if not ip.startswith("127.") and ip not in found:
-                found.append(ip)
+        return []
+    used = struct.unpack("iL", answer)[0]
+    data = buffer.tobytes()[:used]
+    found: list[str] = []
+    for start in range(0, used, IFREQ_SIZE):
+        ip = socket.inet_ntoa(data[start + 20 : start + 24])  # the name, then a sockaddr_in: family, port, address
+        if not ip.startswith("127.") and ip not in found:
+            found.append(ip)
     return found
 
 

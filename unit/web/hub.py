@@ -145,6 +145,9 @@ class UnitHub:
             if future is not None and not future.done():
                 future.set_result(obj)
             return
+        if kind == "error" and obj.get("about") == "phone":  # the address for the OLED, not a settings answer
+            log.warning("the unit refused the address to show: %s", obj.get("error"))
+            return
         if kind in ("settings", "error") and self._settings_answer is not None and not self._settings_answer.done():
             self._settings_answer.set_result(obj)
         self._fold(obj)
