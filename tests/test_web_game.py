@@ -7,9 +7,16 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from unit import i18n
+from unit import i18n, yamlfile
+from unit.calculator import edition as editions
+from unit.calculator import position as positions
+from unit.calculator.edition import BONUSES, HAZARDS
+from unit.calculator.position import CityHolding, ClassicHolding, Game, Player
 from unit.errors import UserError
+from unit.fields import name_key
 from unit.web.store import Changed, Store, default_root, version_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,3 +103,60 @@ def test_the_web_service_may_write_its_data_folder():
     assert found["ProtectSystem"] == ["strict"]
     assert any(data == w or w in data.parents for w in writable), (data, writable)
     assert data == default_root(argv[argv.index("--state-dir") + 1])  # the same folder as without --data
+
+
+# --- a game written back reads as itself (unit/calculator/position.py: dump) -----------------------
+
+CITY_EDITION = editions.load(str(ROOT / "docs" / "examples" / "city-example.yaml"))
+CLASSIC_EDITION = editions.load("classic-fr")
+names_strategy = st.text(
+    alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Zs"), exclude_characters="\x85\u2028\u2029"),
+    min_size=1,
+    max_size=12,
+).filter(lambda name: name == name.strip() and name.isprintable())
+amounts = st.one_of(st.integers(0, 10**12), st.integers(0, 10**9).map(lambda n: n * 1000))
+
+
+@st.composite
+def games(draw, edition) -> Game:
+    city_game = edition.game == "city"
+    owned = list(edition.districts) if city_game else [n for n, s in edition.squares.items() if s.kind != "tax"]
+    names = draw(st.lists(names_strategy, min_size=1, max_size=6, unique_by=name_key))
+    players = []
+    for name in names:
+        mine = draw(st.lists(st.sampled_from(owned), max_size=6, unique=True))
+        if city_game:
+            holdings = tuple(
+                CityHolding(
+                    d,
+                    draw(st.integers(0, 99)),
+                    draw(st.integers(0, 99)),
+                    draw(st.sampled_from((None, *HAZARDS))),
+                    draw(st.sampled_from((None, *BONUSES))),
+                    *(draw(st.booleans()) for _ in range(4)),
+                )
+                for d in mine
+            )
+            tower = draw(st.sampled_from((None, *owned)))
+            players.append(Player(name, draw(amounts), holdings, tower, draw(st.booleans())))
+        else:
+            holdings = tuple(
+                ClassicHolding(
+                    s,
+                    draw(st.integers(0, 99)) if edition.squares[s].kind == "street" else 0,
+                    draw(st.booleans()) if edition.squares[s].kind == "street" else False,
+                    draw(st.booleans()),
+                )
+                for s in mine
+            )
+            players.append(Player(name, draw(amounts), holdings))
+    return Game("game", edition, tuple(players))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(games(CITY_EDITION), games(CLASSIC_EDITION)))
+def test_a_game_written_back_reads_as_itself(game):
+    reference = CITY_EDITION.source if game.kind == "city" else "classic-fr"
+    text = positions.dumps(game, reference)
+    again = positions.parse(yamlfile.parse(text, "game.yaml", what="game file"), "game.yaml", ROOT)
+    assert again.players == game.players and again.edition.name == game.edition.name
