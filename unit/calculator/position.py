@@ -136,11 +136,12 @@ def load(path: str, language: str = "fr") -> Game:
     return parse(yamlfile.load(path, what="game file"), str(path), Path(path).parent, language)
 
 
-def parse(data: object, source: str, folder: Path, language: str = "fr") -> Game:
-    """A game from its YAML data (``source`` names it in errors); its edition is found relative to ``folder``."""
+def parse(data: object, source: str, folder: Path, language: str = "fr", load_edition=editions.load) -> Game:
+    """A game from its YAML data (``source`` names it in errors); its edition is found relative to ``folder``
+    (by ``load_edition``, :func:`unit.calculator.edition.load`'s signature: a caller may cache it)."""
     top = fields.mapping(data, source, required=("edition", "players"))
     name = fields.text(top["edition"], f"{source}: edition")
-    edition = editions.load(name, relative_to=folder, where=f"{source}: edition", language=language)
+    edition = load_edition(name, relative_to=folder, where=f"{source}: edition", language=language)
     players = []
     seen: set[str] = set()
     for i, raw in enumerate(fields.sequence(top["players"], f"{source}: players")):

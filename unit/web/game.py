@@ -62,6 +62,36 @@ class FieldError(Exception):
 # --- reading a game -------------------------------------------------------------------------------
 
 
+class EditionCache:
+    """Editions as read, kept while their file is unchanged (path, size, modification time): a City edition
+    is most of the work of reading a game, and a page reads its game on every request."""
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self.kept: dict[tuple, editions.Edition] = {}
+
+    def load(self, name: str, relative_to: Path, where: str, language: str) -> editions.Edition:
+        if name in editions.SHIPPED:
+            key: tuple = (name, language)
+        else:
+            path = Path(name) if Path(name).is_absolute() else relative_to / name
+            try:
+                info = path.stat()
+            except OSError:
+                return editions.load(name, relative_to=relative_to, where=where, language=language)
+            key = (str(path), info.st_size, info.st_mtime_ns, info.st_ino, language)
+        found = self.kept.get(key)
+        if found is None:
+            found = editions.load(name, relative_to=relative_to, where=where, language=language)
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[key] = found
+        return found
+
+
+EDITIONS = EditionCache()
+
+
 class Loaded:
     """A game file as read: its text, version, data, the game, and the edition as the file names it."""
 
@@ -70,7 +100,7 @@ class Loaded:
         self.file = f"{name}.game.yaml"
         self.text, self.version = store.read("game", name)
         data = yamlfile.parse(self.text, self.file, what="game file")
-        self.game = positions.parse(data, self.file, store.root, language)
+        self.game = positions.parse(data, self.file, store.root, language, EDITIONS.load)
         self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping, a text
 
 
@@ -155,7 +185,7 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
                     set_value(holding, key, value, game.kind, language)
             else:
                 raise FieldError(i18n.words(language)("web.calc.unknown_action"))
-        after = positions.parse(data, loaded.file, root, language)
+        after = positions.parse(data, loaded.file, root, language, EDITIONS.load)
     except UserError as error:
         raise FieldError(said(error.message, i18n.words(language)), field) from None
     variant = variant_of(game, form.get("variant"))
