@@ -231,7 +231,7 @@ def main() -> None:
         "- **Calculator pages** (`web_calc.py`): `serve --data` as its own process (Nice=10) on a generated City",
         "  game of 22 districts and 6 players; each GET timed from sending to the last byte over one keep-alive",
         "  loopback connection (server time plus a loopback round trip; the server reads and checks the files on",
-        "  every request). Then under 10 % of one core (`cpulimit.py`). Goal: p99 <= 30 ms.",
+        "  every request). Then under 10 % of one core (`cpulimit.py`), requests 0.25 s apart. Goal: p99 <= 30 ms.",
         "",
     ]
     DOC.write_text("\n".join(lines), encoding="utf-8")

@@ -404,3 +404,24 @@ def test_the_games_list_and_a_new_game_named_badly(app, data):
     assert again.status_code == 409 and "existe déjà" in error_of(again)
     assert 'href="/games/ok"' in phone.http.get("/games").text
     assert phone.create("../secret.edition.yaml", "Alice").status_code == 400
+
+
+@pytest.mark.parametrize(("variant", "houses"), [("timed", 4), ("quick", 3)])
+def test_a_hotel_is_bought_for_the_houses_of_the_variant_and_sold_back_for_them(app, data, variant, houses):
+    phone = Phone(app, "hotel")
+    phone.create("classic-fr", "Bob")
+    for street in ("Rue de la Paix", "Avenue des Champs-Élysées"):
+        phone.tap(action="buy", player="0", square=street, variant=variant)
+    for level in range(1, houses + 1):
+        for street in ("paix", "champs"):
+            phone.tap(action="set", square=street, kv=f"houses={level}", variant=variant)
+    phone.tap(action="set", square="paix", kv="hotel=1", variant=variant)
+    paix = positions.load(str(data / "hotel.game.yaml")).players[0].holdings[0]
+    assert (paix.houses, paix.hotel) == (0, True)
+    phone.tap(action="set", square="paix", kv="hotel=0", variant=variant)
+    paix = positions.load(str(data / "hotel.game.yaml")).players[0].holdings[0]
+    assert (paix.houses, paix.hotel) == (houses, False)
+    if variant == "quick":  # after 3 houses a hotel breaks the even-building rule of the time-limited game
+        phone.look()
+        refused = phone.change(action="set", square="paix", kv="hotel=1", variant="timed")
+        assert refused.status_code == 400 and "inégale" in error_of(refused)

@@ -183,6 +183,11 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
                     if "kv" in form:  # a tap on a card: « residential=4 »
                         key, _, value = form["kv"].partition("=")
                     set_value(holding, key, value, game.kind, language)
+                    if key == "hotel" and game.kind == "classic":  # a hotel is bought for its houses, and back
+                        traded = classic.houses_per_hotel(game.classic, variant_of(game, form.get("variant")))
+                        holding.pop("houses", None)
+                        if not holding.get("hotel"):
+                            holding["houses"] = traded
             else:
                 raise FieldError(i18n.words(language)("web.calc.unknown_action"))
         after = positions.parse(data, loaded.file, root, language, EDITIONS.load)
