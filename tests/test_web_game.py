@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import html
 import json
+import os
 import re
 import shlex
 import subprocess
@@ -462,3 +463,15 @@ def test_whatever_the_phones_send_the_file_stays_a_legal_game(changes):
             assert response.status_code in (303, 400), (form, response.status_code)
             game = positions.load(str(folder / "soiree.game.yaml"))
             assert city.check(game, "fr") == [], form
+
+
+def test_a_fifo_or_a_link_in_the_folder_is_refused_never_waited_on(tmp_path, app, data):
+    os.mkfifo(data / "pipe.game.yaml")
+    (data / "link.game.yaml").symlink_to(data / "trois.edition.yaml")
+    store = Store(data)
+    for name in ("pipe", "link"):
+        with pytest.raises(UserError):
+            store.read("game", name)
+    assert store.names("game") == []  # neither is listed
+    phone = Phone(app, "pipe")
+    assert phone.look().status_code == 422  # the page says so at once

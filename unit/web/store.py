@@ -18,6 +18,7 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+import stat
 import threading
 from pathlib import Path
 
@@ -63,7 +64,7 @@ class Store:
             found = [p.name.removesuffix(suffix) for p in self.root.iterdir() if p.name.endswith(suffix)]
         except OSError:
             return []
-        return sorted(name for name in found if NAME_RE.match(name) and (self.root / f"{name}{suffix}").is_file())
+        return sorted(name for name in found if NAME_RE.match(name) and _regular(self.root / f"{name}{suffix}"))
 
     def path(self, kind: str, name: str) -> Path:
         """The file for ``name``; a UserError for a name that is not one (never a path from a client)."""
@@ -72,20 +73,40 @@ class Store:
         return self.root / f"{name}.{_kind(kind)}.yaml"
 
     def read(self, kind: str, name: str) -> tuple[str, str]:
-        """``(text, version)``; FileNotFoundError when there is no such file."""
+        """``(text, version)``; FileNotFoundError when there is no such file.
+
+        Only a regular file of at most :data:`MAX_BYTES` is read (never a FIFO, which would block the page, nor a
+        link); anything else is a UserError naming the file.
+        """
         path = self.path(kind, name)
-        with path.open("rb") as file:
-            data = file.read(MAX_BYTES + 1)
-        if len(data) > MAX_BYTES:
-            raise UserError(path.name, f"too large (more than {MAX_BYTES} bytes)")
+        data = self._bytes(path)
+        if data is None:
+            raise FileNotFoundError(path)
         return data.decode("utf-8", errors="replace"), version_of(data)
 
     def version(self, kind: str, name: str) -> str | None:
         """The file's current version, None when it does not exist."""
+        data = self._bytes(self.path(kind, name))
+        return None if data is None else version_of(data)
+
+    @staticmethod
+    def _bytes(path: Path) -> bytes | None:
         try:
-            return version_of(self.path(kind, name).read_bytes())
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             return None
+        except OSError as error:
+            raise UserError(path.name, f"cannot be read ({error.strerror or error})") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise UserError(path.name, "not a regular file")
+            data = os.read(fd, MAX_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(data) > MAX_BYTES:
+            raise UserError(path.name, f"too large (more than {MAX_BYTES} bytes)")
+        return data
 
     def write(self, kind: str, name: str, text: str, expected: str | None) -> str:
         """Write ``text`` atomically if the file is still at version ``expected`` (None: must not exist yet).
@@ -99,6 +120,14 @@ class Store:
                 raise Changed(path.name)
             write_atomically(path, data)
         return version_of(data)
+
+
+def _regular(path: Path) -> bool:
+    """A regular file itself (a link is not followed)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
 
 
 def _kind(kind: str) -> str:
