@@ -47,7 +47,6 @@ VARIANTS = ("timed", "quick")
 CITY_COUNTS = ("residential", "industrial")
 CITY_FLAGS = ("skyscraper", "stadium", "station", "mortgaged")
 CLASSIC_FLAGS = ("hotel", "mortgaged")
-SET_KEYS = (*CITY_COUNTS, *CITY_FLAGS, "hazard", "bonus", "houses", "hotel")
 
 
 class FieldError(Exception):
@@ -348,7 +347,6 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             fmt=lambda amount: money_text(game.kind, amount, lang),
             groups=group_of(game),
             group_label=lambda group: group_label(game, group, lang),
-            towers=tower_choices(game),
             hazards=HAZARDS,
             bonuses=BONUSES,
             problems=problems(game, variant, lang),
@@ -525,7 +523,3 @@ def group_label(game: positions.Game, group: str, lang: str) -> str:
     if spec is None:
         return ""  # a station or a utility: its name says it
     return str(spec["fr"]).split(" (")[0] if lang == "fr" else group.replace("_", " ")
-
-
-def tower_choices(game: positions.Game) -> list[str]:
-    return list(game.edition.districts) if isinstance(game.edition, CityEdition) else []
