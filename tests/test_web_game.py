@@ -475,3 +475,13 @@ def test_a_fifo_or_a_link_in_the_folder_is_refused_never_waited_on(tmp_path, app
     assert store.names("game") == []  # neither is listed
     phone = Phone(app, "pipe")
     assert phone.look().status_code == 422  # the page says so at once
+
+
+def test_the_game_file_downloads_as_the_command_line_reads_it(app, data):
+    phone = Phone(app)
+    phone.create("trois.edition.yaml", "Alice")
+    phone.tap(action="buy", player="0", square="Port Sud")
+    file = phone.http.get("/games/soiree/file")
+    assert file.status_code == 200 and file.content == (data / "soiree.game.yaml").read_bytes()
+    assert file.headers["content-disposition"] == 'attachment; filename="soiree.game.yaml"'
+    assert b"{name: Port Sud}" in file.content and phone.http.get("/games/nothing/file").status_code == 404
