@@ -20,7 +20,7 @@ import pytest
 from unit import i18n
 
 PACKAGE = Path(__file__).resolve().parent.parent / "unit"
-SHARED = {"unit", "unit.errors", "unit.i18n", "unit.yamlfile", "unit.fields", "unit.locales"}
+SHARED = {"unit", "unit.errors", "unit.i18n", "unit.yamlfile", "unit.fields", "unit.files", "unit.locales"}
 BACKEND_PARTS = {"unit.backends", "unit.backends.base", "unit.backends.oled"}
 UNIT_SIDE = ("unit.core", "unit.app", "unit.backends")
 

@@ -183,7 +183,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
         ) from None
     _configure_logging(args.verbose)
     state_dir = args.state_dir or (DEFAULT_PI_STATE_DIR if is_raspberry_pi() else None)
-    serve(args.host, args.port, os.path.abspath(state_dir) if state_dir else None, args.lang)
+    state_dir = os.path.abspath(state_dir) if state_dir else None
+    data_dir = os.path.abspath(args.data) if args.data else None  # None: the default beside the state (store.py)
+    serve(args.host, args.port, state_dir, args.lang, data_dir)
     return 0
 
 
@@ -377,6 +379,12 @@ def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
         "--state-dir", metavar="DIR", help=f"the running unit's --state-dir (default on a Pi: {DEFAULT_PI_STATE_DIR})"
     )
     serve.add_argument("--lang", choices=i18n.languages(), default="fr", help="the page's default language")
+    serve.add_argument(
+        "--data",
+        metavar="DIR",
+        help="the calculator's editions and games (default: STATE_DIR/calculator with --state-dir, "
+        "else $XDG_DATA_HOME/monopoly-city or ~/.local/share/monopoly-city)",
+    )
     serve.add_argument("-v", "--verbose", action="store_true", help="log what happens")
     serve.set_defaults(func=cmd_serve)
 

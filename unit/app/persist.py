@@ -32,12 +32,13 @@ import logging
 import math
 import os
 import stat
-import tempfile
 import time
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from unit.files import sync_directory, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -281,39 +282,6 @@ class GameStore:
 
     def _sync_directory(self) -> None:
         sync_directory(self.directory)
-
-
-def write_atomically(path: Path, data: bytes) -> None:
-    """Write ``path`` so that a power cut leaves the old file or the new one, never half of each.
-
-    A temporary file (``.NAME-*.tmp``, cleared at the next start), fsync, rename, fsync of the folder.
-    """
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "wb") as file:
-            file.write(data)
-            file.flush()
-            os.fsync(file.fileno())
-        os.replace(temporary, path)
-    except BaseException:
-        Path(temporary).unlink(missing_ok=True)
-        raise
-    sync_directory(path.parent)
-
-
-def sync_directory(directory: Path) -> None:
-    """Make a rename in ``directory`` survive a power cut."""
-    try:
-        fd = os.open(directory, os.O_RDONLY)
-    except OSError:
-        return
-    try:
-        os.fsync(fd)
-    except OSError:
-        pass
-    finally:
-        os.close(fd)
 
 
 def parse(raw: bytes) -> SavedGame:

@@ -19,10 +19,11 @@ from pathlib import Path
 from typing import Any
 
 from unit.app import config as configuration
-from unit.app.persist import move_aside, read_small_file, sync_directory, write_atomically
+from unit.app.persist import move_aside, read_small_file
 from unit.core.menu import Choices
 from unit.core.settings import Brightness, Config, Volume
 from unit.errors import UserError
+from unit.files import sync_directory, write_atomically
 
 log = logging.getLogger(__name__)
 

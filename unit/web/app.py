@@ -34,6 +34,7 @@ from unit.core import views
 from unit.core.views import Banner, BannerKind, Build, Countdown, Off, Ready, Shutdown, TimeUp
 from unit.web.hub import UnitHub
 from unit.web.security import BodyLimit, RateLimit, Signer, load_secret
+from unit.web.store import Store, default_root
 
 HERE = Path(__file__).resolve().parent
 COOKIE = "mc_session"
@@ -109,8 +110,10 @@ def translate(obj: dict, words: i18n.Words) -> dict:
 class Web:
     """The application's state: the hub, the signer, the rate limits, the templates."""
 
-    def __init__(self, state_dir: str | Path | None, language: str = "fr"):
+    def __init__(self, state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None):
         self.hub = UnitHub(state_dir)
+        #: The calculator's editions and games (``serve --data``); beside the state when none is given.
+        self.store = Store(data_dir if data_dir is not None else default_root(state_dir))
         self.signer = Signer(load_secret(state_dir))
         self.language = language if language in i18n.languages() else i18n.REFERENCE
         self.pair_tries = RateLimit(count=5, seconds=60.0, total=30)
@@ -211,8 +214,10 @@ def client_key(request: Request) -> str:
     return request.client.host if request.client else "?"
 
 
-def create_app(state_dir: str | Path | None, language: str = "fr") -> Starlette:
-    web = Web(state_dir, language)
+def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None) -> Starlette:
+    from unit.web import game  # its pages use this module's Web: imported once it is defined
+
+    web = Web(state_dir, language, data_dir)
 
     async def live(request: Request) -> Response:
         return web.page(request, "live")
@@ -345,6 +350,7 @@ def create_app(state_dir: str | Path | None, language: str = "fr") -> Starlette:
             Route("/press", press, methods=["POST"]),
             Route("/pair/request", pair_request, methods=["POST"]),
             Route("/pair", pair, methods=["POST"]),
+            *game.routes(web, web.store),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],
         exception_handlers={404: not_found, 405: not_allowed},

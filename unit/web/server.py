@@ -11,9 +11,9 @@ from unit.web.app import create_app
 log = logging.getLogger(__name__)
 
 
-def serve(host: str, port: int, state_dir: str | None, language: str) -> None:
+def serve(host: str, port: int, state_dir: str | None, language: str, data_dir: str | None = None) -> None:
     """Serve until interrupted; says where, and whether the unit's socket is expected."""
-    app = create_app(state_dir, language)
+    app = create_app(state_dir, language, data_dir)
     app.state.web.hub.listening = (host, port)  # the unit shows it on its phone screen
     config = uvicorn.Config(
         app,

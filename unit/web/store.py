@@ -1,0 +1,136 @@
+"""The calculator's files on the phone: ``NAME.edition.yaml`` and ``NAME.game.yaml`` in one folder.
+
+One folder holds both kinds, so a game's ``edition: NAME.edition.yaml``
+resolves for the command line too (``position.load`` reads it relative to the
+game file), as do the built-in editions (``classic-fr``, ``europe-1991``).
+
+A name comes from the page, never a path: it is checked against
+:data:`NAME_RE` before anything touches the disk. Every read gives a version
+(the first 16 hex digits of the bytes' SHA-256); a write names the version it
+was made from and is refused with :class:`Changed` when the file moved on
+since (two phones editing the same game: the later one reloads). Writes are
+atomic (unit.files) and serialised by one lock, so the check and the write are
+one step.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import re
+import stat
+import threading
+from pathlib import Path
+
+from unit.errors import Text, UserError
+from unit.files import write_atomically
+
+KINDS = ("edition", "game")
+NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
+#: No calculator file is anywhere near this; a larger one is not read whole.
+MAX_BYTES = 1024 * 1024
+
+
+def default_root(state_dir: str | Path | None) -> Path:
+    """The folder when ``serve --data`` is not given: ``STATE_DIR/calculator`` with a state folder, else the
+    user's data folder (``$XDG_DATA_HOME/monopoly-city`` or ``~/.local/share/monopoly-city``)."""
+    if state_dir:
+        return Path(state_dir) / "calculator"
+    return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "monopoly-city"
+
+
+class Changed(UserError):
+    """The file changed since the page read it: the page must reload (catalog key ``web.calc.changed``)."""
+
+    def __init__(self, where: str):
+        super().__init__(where, Text("web.calc.changed"))
+
+
+def version_of(data: bytes) -> str:
+    return hashlib.sha256(data).hexdigest()[:16]
+
+
+class Store:
+    """The calculator's files: NAME.edition.yaml and NAME.game.yaml in one folder (created on first write)."""
+
+    def __init__(self, root: str | Path):
+        self.root = Path(root)
+        self._lock = threading.Lock()
+
+    def names(self, kind: str) -> list[str]:
+        """The names of the files of ``kind`` in the folder, sorted; none when the folder does not exist yet."""
+        suffix = f".{_kind(kind)}.yaml"
+        try:
+            found = [p.name.removesuffix(suffix) for p in self.root.iterdir() if p.name.endswith(suffix)]
+        except OSError:
+            return []
+        return sorted(name for name in found if NAME_RE.match(name) and _regular(self.root / f"{name}{suffix}"))
+
+    def path(self, kind: str, name: str) -> Path:
+        """The file for ``name``; a UserError for a name that is not one (never a path from a client)."""
+        if not isinstance(name, str) or not NAME_RE.match(name):
+            raise UserError(_kind(kind), Text("web.calc.bad_name"))
+        return self.root / f"{name}.{_kind(kind)}.yaml"
+
+    def read(self, kind: str, name: str) -> tuple[str, str]:
+        """``(text, version)``; FileNotFoundError when there is no such file.
+
+        Only a regular file of at most :data:`MAX_BYTES` is read (never a FIFO, which would block the page, nor a
+        link); anything else is a UserError naming the file.
+        """
+        path = self.path(kind, name)
+        data = self._bytes(path)
+        if data is None:
+            raise FileNotFoundError(path)
+        return data.decode("utf-8", errors="replace"), version_of(data)
+
+    def version(self, kind: str, name: str) -> str | None:
+        """The file's current version, None when it does not exist."""
+        data = self._bytes(self.path(kind, name))
+        return None if data is None else version_of(data)
+
+    @staticmethod
+    def _bytes(path: Path) -> bytes | None:
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
+        except FileNotFoundError:
+            return None
+        except OSError as error:
+            raise UserError(path.name, f"cannot be read ({error.strerror or error})") from None
+        try:
+            info = os.fstat(fd)
+            if not stat.S_ISREG(info.st_mode):
+                raise UserError(path.name, "not a regular file")
+            data = os.read(fd, MAX_BYTES + 1)
+        finally:
+            os.close(fd)
+        if len(data) > MAX_BYTES:
+            raise UserError(path.name, f"too large (more than {MAX_BYTES} bytes)")
+        return data
+
+    def write(self, kind: str, name: str, text: str, expected: str | None) -> str:
+        """Write ``text`` atomically if the file is still at version ``expected`` (None: must not exist yet).
+
+        Returns the new version; :class:`Changed` when another write came first.
+        """
+        path = self.path(kind, name)
+        data = text.encode("utf-8")
+        with self._lock:
+            if self.version(kind, name) != expected:
+                raise Changed(path.name)
+            write_atomically(path, data)
+        return version_of(data)
+
+
+def _regular(path: Path) -> bool:
+    """A regular file itself (a link is not followed)."""
+    try:
+        return stat.S_ISREG(os.lstat(path).st_mode)
+    except OSError:
+        return False
+
+
+def _kind(kind: str) -> str:
+    if kind not in KINDS:
+        raise ValueError(f"kind {kind!r}, expected one of {KINDS}")  # a bug, not a user's mistake
+    return kind
