@@ -1,0 +1,124 @@
+// The Editions pages: every field checked by the server as it is typed (the edition loader's own
+// messages, in the page's language), forms saved with fetch, an edition file uploaded as it is.
+// No rule here: the server says what is wrong. Without this script the forms still post and answer.
+"use strict";
+(function () {
+  const csrf = document.body.dataset.csrf;
+  const lang = document.body.dataset.lang;
+  const $ = (id) => document.getElementById(id);
+  const CHECK_DELAY_MS = 250; // a pause in typing, then one check
+
+  function post(url, body, type) {
+    const headers = { Accept: "application/json", "X-CSRF-Token": csrf };
+    if (type) headers["Content-Type"] = type;
+    const sep = url.includes("?") ? "&" : "?";
+    return fetch(url + sep + "lang=" + encodeURIComponent(lang), { method: "POST", body, headers, credentials: "same-origin" });
+  }
+
+  async function json(response) {
+    const text = await response.text();
+    try {
+      return JSON.parse(text);
+    } catch (e) {
+      return { ok: false, error: text.trim(), errors: { _: text.trim() } };
+    }
+  }
+
+  // --- a form checked as it is typed (a card, the edition's values) --------------------------------
+  for (const form of document.querySelectorAll("form[data-check]")) {
+    const touched = new Set();
+    let timer = null;
+    let asked = 0;
+
+    function show(errors, all) {
+      for (const line of form.querySelectorAll(".field-error[data-for]")) {
+        const key = line.dataset.for;
+        const text = all || key === "_" || touched.has(key) ? errors[key] || "" : "";
+        line.textContent = text;
+        line.hidden = !text;
+        const input = form.elements.namedItem(key);
+        if (input && input.setAttribute) {
+          if (text) input.setAttribute("aria-invalid", "true");
+          else input.removeAttribute("aria-invalid");
+        }
+      }
+    }
+
+    async function check() {
+      const mine = ++asked;
+      const data = new URLSearchParams(new FormData(form));
+      data.set("check", "1");
+      try {
+        const answer = await json(await post(form.action, data));
+        if (mine !== asked) return; // a later check is on its way
+        show(answer.errors || {}, false);
+        form.dataset.checked = String(mine); // for the browser tests
+      } catch (e) {
+        // offline: saving says so
+      }
+    }
+
+    form.addEventListener("input", (event) => {
+      if (event.target.name) touched.add(event.target.name);
+      clearTimeout(timer);
+      timer = setTimeout(check, CHECK_DELAY_MS);
+    });
+    form.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      clearTimeout(timer);
+      const mine = ++asked;
+      try {
+        const answer = await json(await post(form.action, new URLSearchParams(new FormData(form))));
+        if (answer.ok && answer.location) {
+          window.location.href = answer.location;
+          return;
+        }
+        if (mine === asked) show(answer.errors || {}, true);
+      } catch (e) {
+        show({ _: form.dataset.offline }, true);
+      }
+    });
+  }
+
+  // --- k and M for amounts (the phone's number keyboard has no letters) ----------------------------
+  const keys = $("keys");
+  if (keys) {
+    let last = null;
+    document.addEventListener("focusin", (event) => {
+      if (event.target.classList && event.target.classList.contains("amount")) last = event.target;
+    });
+    keys.addEventListener("pointerdown", (event) => event.preventDefault()); // keep the field's focus
+    keys.addEventListener("click", (event) => {
+      const key = event.target.dataset ? event.target.dataset.key : null;
+      if (!key || !last) return;
+      const end = last.value.length;
+      last.setRangeText(key, last.selectionStart ?? end, last.selectionEnd ?? end, "end");
+      last.focus();
+      last.dispatchEvent(new Event("input", { bubbles: true }));
+    });
+  }
+
+  // --- an edition file uploaded as it is (the body is the file) -------------------------------------
+  const upload = $("upload");
+  if (upload) {
+    upload.addEventListener("submit", async (event) => {
+      event.preventDefault();
+      const file = $("upload-file").files[0];
+      const error = $("upload-error");
+      error.hidden = true;
+      if (!file) return;
+      const url = upload.getAttribute("action") + "?name=" + encodeURIComponent($("upload-name").value.trim());
+      try {
+        const answer = await json(await post(url, file, "application/yaml"));
+        if (answer.ok) {
+          window.location.href = answer.location;
+          return;
+        }
+        error.textContent = answer.error;
+      } catch (e) {
+        error.textContent = upload.dataset.offline;
+      }
+      error.hidden = false;
+    });
+  }
+})();
