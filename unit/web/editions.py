@@ -120,9 +120,17 @@ def amount_text(value: int | None) -> str:
     return str(value)
 
 
+def quoted(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar: JSON's quoting, and every invisible character escaped."""
+    out = json.dumps(text, ensure_ascii=False)
+    return "".join(
+        c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in out
+    )
+
+
 def render(ed: CityEdition) -> str:
     """The edition file: the template's layout, one district a line, read back by the loader to ``ed``."""
-    q = lambda value: json.dumps(value, ensure_ascii=False)  # noqa: E731  a YAML double-quoted scalar
+    q = quoted
     hazards = ", ".join(f"{h}: {'null' if ed.hazards[h] is None else ed.hazards[h]}" for h in HAZARDS)
     lines = [
         "# Monopoly City: an edition entered card by card on the phone (monopoly-city serve, Editions).",
@@ -491,9 +499,10 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             n = None
             errors, result = checked(values_builder(ed), edition_values(fields), source, lang)
         if fields.get("check") or result is None:
+            status = 200 if fields.get("check") else 400
             if wants_json(request):
-                return answer({"ok": result is not None, "errors": errors}, 200 if fields.get("check") else 400)
-            return invalid(request, name, ed, version, what, n, fields, errors)
+                return answer({"ok": result is not None, "errors": errors}, status)
+            return invalid(request, name, ed, version, what, n, fields, errors, status)
         try:
             new_version = store.write(KIND, name, render(result), fields.get("version") or version)
         except Changed as error:
