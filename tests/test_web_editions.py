@@ -235,7 +235,7 @@ def test_an_uploaded_edition_is_kept_as_sent_and_downloaded_the_same(client):
     download = client.get("/editions/mon-modele/download")
     assert download.content == text
     assert download.headers["content-disposition"] == 'attachment; filename="mon-modele.edition.yaml"'
-    assert "0 quartiers sur 22" in client.get("/editions").text  # its 22 cards are all still to copy
+    assert "0 quartier sur 22" in client.get("/editions").text  # its 22 cards are all still to copy
     again = upload(client, token, "mon-modele", text)
     assert again.status_code == 400 and "existe déjà" in again.json()["error"]
 

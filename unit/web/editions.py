@@ -181,6 +181,12 @@ def progress(ed: CityEdition) -> int:
     return sum(complete(ed, group, d) for group, d in cards(ed))
 
 
+def progress_text(done: int, language: str) -> str:
+    """« 14 quartiers sur 22 », « 1 quartier sur 22 »."""
+    key = "web.edition.progress_one" if done <= 1 else "web.edition.progress"
+    return i18n.words(language)(key, n=done, total=CITY_DISTRICTS)
+
+
 # --- checking a form with the loader --------------------------------------------------------------
 
 
@@ -515,14 +521,13 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         else:
             location = f"/editions/{name}?m=saved"
         if wants_json(request):
-            words = i18n.words(lang)
             return answer(
                 {
                     "ok": True,
                     "errors": {},
                     "version": new_version,
                     "location": location,
-                    "progress": words("web.edition.progress", n=progress(result), total=CITY_DISTRICTS),
+                    "progress": progress_text(progress(result), lang),
                 }
             )
         return see_other(location)
