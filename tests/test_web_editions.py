@@ -214,7 +214,11 @@ def test_a_card_saved_from_a_stale_page_is_refused_and_changes_nothing(client):
     client.post("/editions/ma-ville/card", data=card(token, stale, name="A", group="rouge"))
     before = (client.data / "ma-ville.edition.yaml").read_bytes()
     answer = client.post("/editions/ma-ville/card", data=card(token, stale, name="B", group="rouge"), headers=JSON)
-    assert answer.status_code == 409 and answer.json()["errors"]["_"]
+    assert answer.status_code == 409
+    assert (
+        answer.json()["errors"]["_"]
+        == "ma-ville.edition.yaml: l'édition a changé entre-temps (un autre téléphone ?) : rechargez la page"
+    )
     assert (client.data / "ma-ville.edition.yaml").read_bytes() == before
 
 

@@ -62,8 +62,8 @@ KIND = "edition"
 #: Monopoly City has 22 districts (reference/rules.md): the progress counts complete cards out of these.
 CITY_DISTRICTS = 22
 UPLOAD_PATH = "/editions/upload"
-#: The largest upload: a complete City edition is about 5 KB, classic-fr.yaml 7.8 KB, the commented
-#: City template 6.7 KB (``python -m unit.web.editions`` prints the figures); 32 times the largest.
+#: The largest upload: 22 cards with 40-letter names and 7-digit amounts make 6.0 KB, classic-fr.yaml 7.8 KB,
+#: the commented City template 6.7 KB (``python -m unit.web.editions`` prints them): 256 KiB is 30 times more.
 MAX_UPLOAD = 256 * 1024
 RENT_FIELDS = tuple(f"rent{j}" for j in range(edition.CITY_RENT_LEVELS))
 CARD_AMOUNTS = ("price", "residential_cost", "industrial_cost")
@@ -511,10 +511,11 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             return invalid(request, name, ed, version, what, n, fields, errors, status)
         try:
             new_version = store.write(KIND, name, render(result), fields.get("version") or version)
-        except Changed as error:
+        except Changed:
+            line = said(UserError(source, Text("web.edition.changed")), request)
             if wants_json(request):
-                return answer({"ok": False, "errors": {"_": said(error, request)}}, 409)
-            return invalid(request, name, ed, version, what, n, fields, {"_": said(error, request)}, 409)
+                return answer({"ok": False, "errors": {"_": line}}, 409)
+            return invalid(request, name, ed, version, what, n, fields, {"_": line}, 409)
         if what == "card":
             placed = next(i for i, (_g, d) in enumerate(cards(result)) if d.name == blank(fields.get("name")))
             location = f"/editions/{name}/card?saved={placed}"
@@ -624,23 +625,43 @@ def _index(text: str | None, count: int) -> int | None:
     return n if n < count else None
 
 
-if __name__ == "__main__":  # the sizes behind MAX_UPLOAD
+def measure(runs: int = 300) -> None:
+    """``python -m unit.web.editions``: the sizes behind :data:`MAX_UPLOAD` and the server time of a check."""
+    import time
+
     folder = resources.files("unit.calculator").joinpath("editions")
     for entry in sorted(folder.iterdir(), key=lambda e: e.name):
         if entry.name.endswith(".yaml"):
             print(f"{entry.name}: {len(entry.read_bytes())} bytes")
-    full = empty("Monopoly City (" + "x" * 40 + ")")
-    data = document(full)
+    data = document(empty("Monopoly City (" + "x" * 40 + ")"))
     amount = 1_234_567  # the longest way an amount is written
     district = {"price": amount, "residential_cost": amount, "industrial_cost": amount, "rents": [amount] * 9}
+    sizes = (2, 3, 3, 3, 3, 3, 3, 2)  # 22 districts in 8 groups
     data["groups"] = [
         {
-            "name": "g" * 40 + str(g),
+            "name": f"{'g' * 40}{g}",
             "skyscraper_cost": amount,
-            "districts": [{"name": "d" * 40 + f"{g}-{d}", **district} for d in range(3)],
+            "districts": [{"name": f"{'d' * 40}{g}-{d}", **district} for d in range(size)],
         }
-        for g in range(8)
+        for g, size in enumerate(sizes)
     ]
-    text = render(edition.parse(data, "full"))  # type: ignore[arg-type]
-    print(f"a City edition of 24 cards, 40-letter names, every amount 7 digits: {len(text.encode())} bytes")
-    print(f"MAX_UPLOAD: {MAX_UPLOAD} bytes")
+    full: CityEdition = edition.parse(data, "full")  # type: ignore[assignment]
+    text = render(full)
+    print(f"22 cards, 40-letter names, every amount 7 digits: {len(text.encode())} bytes; MAX_UPLOAD {MAX_UPLOAD}")
+    right = card_form(full, 10, "fr")
+    wrong = right | {key: "-1" for key in (*CARD_AMOUNTS, *RENT_FIELDS, "skyscraper_cost")} | {"name": ""}
+    for label, typed in (("a right card", right), ("a card with 14 wrong fields", wrong)):
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            errors, result = checked(card_builder(full, 10), card_values(typed), "x.edition.yaml", "fr")
+            if result is not None:
+                render(result)
+            times.append((time.perf_counter() - start) * 1000)
+        times.sort()
+        p50, p99 = times[len(times) // 2], times[int(len(times) * 0.99) - 1]
+        print(f"check of {label} in a 22-card edition ({len(errors)} messages): p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+
+
+if __name__ == "__main__":
+    measure()
