@@ -206,6 +206,7 @@ def test_without_the_script_a_wrong_card_comes_back_with_its_messages_and_a_righ
     right = client.post("/editions/ma-ville/card", data=card(token, version(client), name="A", group="r", price="2M"))
     assert right.url.path == "/editions/ma-ville/card" and right.url.query == b"saved=0"
     assert "Carte enregistrée : A." in right.text
+    assert 'id="f-group" name="group" value="r"' in re.sub(r"\s+", " ", right.text)  # the next card: same group
 
 
 def test_a_card_saved_from_a_stale_page_is_refused_and_changes_nothing(client):
@@ -377,3 +378,14 @@ def test_the_file_written_reads_back_to_the_same_edition(title, district_names, 
     written = edition.parse(data, "x")
     again = edition.parse(edition.yamlfile.parse(editions.render(written), "x"), "x")
     assert editions.document(again) == editions.document(written)  # type: ignore[arg-type]
+
+
+def test_a_file_broken_by_hand_is_listed_with_the_loaders_line_and_still_downloadable(client):
+    client.data.mkdir(parents=True, exist_ok=True)
+    (client.data / "cassee.edition.yaml").write_text("game: city\nname: x\nhazards: {}\ngroups: [{name: r}]\n")
+    line = "cassee.edition.yaml: groups[0]: missing `districts`"
+    assert line in client.get("/editions?lang=en").text
+    page = client.get("/editions/cassee?lang=en")
+    assert page.status_code == 200 and line in page.text
+    assert client.get("/editions/cassee/card").status_code == 404  # no card form on a file that does not read
+    assert client.get("/editions/cassee/download").status_code == 200

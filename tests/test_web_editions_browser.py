@@ -201,9 +201,8 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
                 page.fill("#f-price", "2,6M" if lang == "fr" else "2.6M")
                 page.type("#f-rent0", "-5")
                 page.wait_for_selector("#e-rent0:not([hidden])")
-                page.focus("#f-rent1")
                 shots.append(out / lang / "edition-card.png")
-                page.screenshot(path=shots[-1])
+                page.screenshot(path=shots[-1], full_page=True)
     return shots
 
 

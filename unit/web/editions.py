@@ -56,7 +56,7 @@ from unit.calculator import edition, money
 from unit.calculator.edition import HAZARDS, SHIPPED, CityEdition, ClassicEdition
 from unit.errors import Text, UserError
 from unit.web.app import SECURITY_HEADERS, Web, refuse, same_origin, see_other
-from unit.web.store import Changed, Store
+from unit.web.store import NAME_RE, Changed, Store
 
 KIND = "edition"
 #: Monopoly City has 22 districts (reference/rules.md): the progress counts complete cards out of these.
@@ -347,7 +347,7 @@ def too_large(web: Web) -> Callable[[dict, int], str]:
         request = Request(scope)
         name = request.query_params.get("name", "")
         words = i18n.words(web.lang(request))
-        where = source_of(name) if name and len(name) <= 40 and name.isprintable() else KIND
+        where = source_of(name) if NAME_RE.match(name) else KIND
         return UserError(where, Text("errors.too_large", limit=limit, what=Text("errors.a.edition"))).say(words)
 
     return explain
@@ -356,11 +356,12 @@ def too_large(web: Web) -> Callable[[dict, int], str]:
 def routes(web: Web, store: Store) -> list[BaseRoute]:
     """The Editions pages on ``web``, the table's files in ``store``."""
 
-    def stored(name: str) -> tuple[object, str, str | None]:
+    def stored(name: str, language: str = "fr") -> tuple[object, str, str | None]:
         """(the edition or the loader's error, the file's text, its version); FileNotFoundError when none."""
         text, version = store.read(KIND, name)
+        source = source_of(name)
         try:
-            loaded: object = edition.parse(yamlfile.parse(text, source_of(name), what=KIND), source_of(name))
+            loaded: object = edition.parse(yamlfile.parse(text, source, what=KIND), source, language)
         except UserError as error:
             loaded = error
         return loaded, text, version
@@ -391,7 +392,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         own = []
         for name in store.names(KIND):
             try:
-                loaded, _text, _version = stored(name)
+                loaded, _text, _version = stored(name, lang)
             except (FileNotFoundError, UserError):
                 continue
             item: dict[str, Any] = {"name": name, "game": getattr(loaded, "game", None)}
@@ -432,7 +433,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             version = None
         else:
             try:
-                loaded, _text, version = stored(name)
+                loaded, _text, version = stored(name, lang)
             except (FileNotFoundError, UserError):
                 return refuse(404, "not found")
         context: dict[str, Any] = {"slug": name, "shipped": name in SHIPPED, "total": CITY_DISTRICTS}
@@ -484,7 +485,13 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         name, ed, version = found
         n = _index(request.query_params.get("n"), len(ed.districts))
         saved = _index(request.query_params.get("saved"), len(ed.districts))
-        return card_page(request, name, ed, version, n, saved_name=None if saved is None else cards(ed)[saved][1].name)
+        if saved is None:
+            return card_page(request, name, ed, version, n)
+        group, district = cards(ed)[saved]
+        form = card_form(ed, n, web.lang(request))
+        if n is None:  # the next card, most likely of the same group: its group and skyscraper already there
+            form |= {"group": group, "skyscraper_cost": card_form(ed, saved, web.lang(request))["skyscraper_cost"]}
+        return card_page(request, name, ed, version, n, saved_name=district.name, form=form)
 
     async def save(request: Request, what: str) -> Response:
         _session, fields, refusal = await web.checked_form(request)
