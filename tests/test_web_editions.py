@@ -296,7 +296,13 @@ def test_the_upload_is_bounded_and_every_other_body_stays_at_4_kib(client):
 
 # --- who may do what ----------------------------------------------------------------------------------
 
-POSTS = ("/editions/new", "/editions/ma-ville/card", "/editions/ma-ville/values", "/editions/upload?name=autre")
+POSTS = (
+    "/editions/new",
+    "/editions/ma-ville/card",
+    "/editions/ma-ville/values",
+    "/editions/ma-ville/card/delete",
+    "/editions/upload?name=autre",
+)
 
 
 def test_every_state_changing_route_needs_the_same_origin_and_the_sessions_token(client):
@@ -389,3 +395,23 @@ def test_a_file_broken_by_hand_is_listed_with_the_loaders_line_and_still_downloa
     assert page.status_code == 200 and line in page.text
     assert client.get("/editions/cassee/card").status_code == 404  # no card form on a file that does not read
     assert client.get("/editions/cassee/download").status_code == 200
+
+
+def test_a_card_taken_out_leaves_the_others_and_its_group_goes_with_its_last_card(client):
+    token = new_edition(client)
+    for values in (full_card("A", "rouge"), full_card("B", "bleu"), full_card("C", "bleu")):
+        client.post("/editions/ma-ville/card", data=card(token, version(client), **values))
+    page = client.get("/editions/ma-ville/card?n=0")
+    assert "Retirer la carte A" in page.text
+    stale = version(client)
+    taken = client.post("/editions/ma-ville/card/delete", data={"csrf": token, "version": stale, "n": "0"})
+    assert taken.status_code == 200 and taken.url.query == b"m=deleted" and "Carte retirée." in taken.text
+    loaded = edition.load(str(client.data / "ma-ville.edition.yaml"))
+    assert list(loaded.groups) == ["bleu"] and loaded.groups["bleu"].districts == ("B", "C")
+    again = client.post("/editions/ma-ville/card/delete", data={"csrf": token, "version": stale, "n": "0"})
+    assert again.status_code == 409
+    assert set(edition.load(str(client.data / "ma-ville.edition.yaml")).districts) == {"B", "C"}
+    assert client.post("/editions/ma-ville/card/delete", data={"csrf": token, "n": "7"}).status_code == 400
+    evil = {"origin": "http://evil.example"}
+    form = {"csrf": token, "version": version(client), "n": "0"}
+    assert client.post("/editions/ma-ville/card/delete", data=form, headers=evil).status_code == 403

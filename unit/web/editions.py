@@ -34,6 +34,7 @@ Routes (``/editions``):
 - ``GET /editions/{name}/card``: a card's form (``?n=K``: the K-th card; without it, a new card);
 - ``POST /editions/{name}/card`` and ``POST /editions/{name}/values``: check (``check=1``) or save;
   JSON for the page's script (``Accept: application/json``), a page or a redirect for a plain form;
+- ``POST /editions/{name}/card/delete``: take the card ``n`` out;
 - ``GET /editions/{name}/download``: the file, built-in ones too;
 - ``POST /editions/upload?name=NAME``: the body is the file (at most :data:`MAX_UPLOAD` bytes).
 """
@@ -456,7 +457,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             form=values_form(loaded, lang),
             errors={},
             version=version,
-            message=message if message in ("saved",) else "",
+            message=message if message in ("saved", "deleted") else "",
             hazards=HAZARDS,
             **context,
         )
@@ -469,6 +470,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             slug=name,
             city=ed,
             n=n,
+            city_card_name=None if n is None else cards(ed)[n][1].name,
             version=version,
             done=progress(ed),
             total=CITY_DISTRICTS,
@@ -573,6 +575,30 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
     async def save_values(request: Request) -> Response:
         return await save(request, "values")
 
+    async def delete_card(request: Request) -> Response:
+        """A card entered by mistake taken out (its group too when it was the last one)."""
+        _session, fields, refusal = await web.checked_form(request)
+        if refusal is not None:
+            return refusal
+        found = find(request)
+        if isinstance(found, Response):
+            return found
+        name, ed, version = found
+        n = _index(fields.get("n"), len(ed.districts))
+        if n is None:
+            return refuse(400, "no such card")
+        data = document(ed)
+        flat = [(group, d) for group in data["groups"] for d in range(len(group["districts"]))]
+        group, d = flat[n]
+        del group["districts"][d]
+        data["groups"] = [group for group in data["groups"] if group["districts"]]
+        left: CityEdition = edition.parse(data, source_of(name))  # type: ignore[assignment]  # fewer districts
+        try:
+            store.write(KIND, name, render(left), fields.get("version") or version)
+        except Changed:
+            return refuse(409, said(UserError(source_of(name), Text("web.edition.changed")), request))
+        return see_other(f"/editions/{name}?m=deleted")
+
     async def download(request: Request) -> Response:
         name = request.path_params["name"]
         if name in SHIPPED:
@@ -620,6 +646,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         Route("/editions/{name}/card", card, methods=["GET"]),
         Route("/editions/{name}/card", save_card, methods=["POST"]),
         Route("/editions/{name}/values", save_values, methods=["POST"]),
+        Route("/editions/{name}/card/delete", delete_card, methods=["POST"]),
         Route("/editions/{name}/download", download, methods=["GET"]),
     ]
 
