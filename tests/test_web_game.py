@@ -2,14 +2,33 @@
 
 from __future__ import annotations
 
+import html
+import json
+import re
 import shlex
+import subprocess
+import sys
 import threading
 from pathlib import Path
 
 import pytest
 
-from unit import i18n
+pytest.importorskip("starlette", reason="the web extra is not installed")
+pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
+
+import httpx2 as httpx  # noqa: E402
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from starlette.testclient import TestClient
+
+from unit import i18n, yamlfile
+from unit.calculator import edition as editions
+from unit.calculator import position as positions
+from unit.calculator.edition import BONUSES, HAZARDS
+from unit.calculator.position import CityHolding, ClassicHolding, Game, Player
 from unit.errors import UserError
+from unit.fields import name_key
+from unit.web.app import create_app
 from unit.web.store import Changed, Store, default_root, version_of
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -96,3 +115,292 @@ def test_the_web_service_may_write_its_data_folder():
     assert found["ProtectSystem"] == ["strict"]
     assert any(data == w or w in data.parents for w in writable), (data, writable)
     assert data == default_root(argv[argv.index("--state-dir") + 1])  # the same folder as without --data
+
+
+# --- a game written back reads as itself (unit/calculator/position.py: dump) -----------------------
+
+CITY_EDITION = editions.load(str(ROOT / "docs" / "examples" / "city-example.yaml"))
+CLASSIC_EDITION = editions.load("classic-fr")
+names_strategy = st.text(
+    alphabet=st.characters(codec="utf-8", categories=("L", "N", "P", "S", "Zs"), exclude_characters="\x85\u2028\u2029"),
+    min_size=1,
+    max_size=12,
+).filter(lambda name: name == name.strip() and name.isprintable())
+amounts = st.one_of(st.integers(0, 10**12), st.integers(0, 10**9).map(lambda n: n * 1000))
+
+
+@st.composite
+def games(draw, edition) -> Game:
+    city_game = edition.game == "city"
+    owned = list(edition.districts) if city_game else [n for n, s in edition.squares.items() if s.kind != "tax"]
+    names = draw(st.lists(names_strategy, min_size=1, max_size=6, unique_by=name_key))
+    players = []
+    for name in names:
+        mine = draw(st.lists(st.sampled_from(owned), max_size=6, unique=True))
+        if city_game:
+            holdings = tuple(
+                CityHolding(
+                    d,
+                    draw(st.integers(0, 99)),
+                    draw(st.integers(0, 99)),
+                    draw(st.sampled_from((None, *HAZARDS))),
+                    draw(st.sampled_from((None, *BONUSES))),
+                    *(draw(st.booleans()) for _ in range(4)),
+                )
+                for d in mine
+            )
+            tower = draw(st.sampled_from((None, *owned)))
+            players.append(Player(name, draw(amounts), holdings, tower, draw(st.booleans())))
+        else:
+            holdings = tuple(
+                ClassicHolding(
+                    s,
+                    draw(st.integers(0, 99)) if edition.squares[s].kind == "street" else 0,
+                    draw(st.booleans()) if edition.squares[s].kind == "street" else False,
+                    draw(st.booleans()),
+                )
+                for s in mine
+            )
+            players.append(Player(name, draw(amounts), holdings))
+    return Game("game", edition, tuple(players))
+
+
+@settings(max_examples=150, deadline=None)
+@given(st.one_of(games(CITY_EDITION), games(CLASSIC_EDITION)))
+def test_a_game_written_back_reads_as_itself(game):
+    reference = CITY_EDITION.source if game.kind == "city" else "classic-fr"
+    text = positions.dumps(game, reference)
+    again = positions.parse(yamlfile.parse(text, "game.yaml", what="game file"), "game.yaml", ROOT)
+    assert again.players == game.players and again.edition.name == game.edition.name
+
+
+# --- the pages, as a phone uses them (Starlette's test client) --------------------------------------
+
+THREE_DISTRICTS = """\
+game: city
+name: Trois quartiers (inventé)
+starting_cash: 20M
+go_salary: 2M
+industry_tax: 1M
+hazards: {prison: 4, dump: 2, sewage_plant: 2, power_station: 3}
+groups:
+  - name: vert
+    skyscraper_cost: 4M
+    districts:
+      - {name: Les Halles, price: 1M, residential_cost: 200k, industrial_cost: 400k,
+         rents: [50k, 100k, 150k, 200k, 300k, 400k, 500k, 700k, 900k]}
+      - {name: Quai Nord, price: 1.2M, residential_cost: 200k, industrial_cost: 400k,
+         rents: [60k, 120k, 180k, 240k, 360k, 480k, 600k, 840k, 1.1M]}
+  - name: gris
+    skyscraper_cost: 5M
+    districts:
+      - {name: Port Sud, price: 2M, residential_cost: 300k, industrial_cost: 500k,
+         rents: [100k, 200k, 300k, 400k, 500k, 600k, 800k, 1M, 1.2M]}
+"""
+
+
+class Phone:
+    """One phone: its own cookies (session, CSRF token), the last version of the game it saw."""
+
+    def __init__(self, app, name: str = "soiree"):
+        self.http = TestClient(app, base_url="http://box.local")
+        self.name = name
+        self.csrf = ""
+        self.version = ""
+
+    def look(self, path: str = "") -> httpx.Response:
+        page = self.http.get(f"/games/{self.name}{path}" if path != "/games" else "/games")
+        found = re.search(r'name="csrf" value="([^"]+)"', page.text)
+        self.csrf = found.group(1) if found else self.csrf
+        version = re.search(r'name="version" value="([^"]+)"', page.text)
+        self.version = version.group(1) if version else self.version
+        return page
+
+    def create(self, edition: str, players: str) -> httpx.Response:
+        self.look("/games")
+        form = {"csrf": self.csrf, "name": self.name, "edition": edition, "players": players}
+        return self.http.post("/games", data=form, follow_redirects=False)
+
+    def change(self, **form: str) -> httpx.Response:
+        data = {"csrf": self.csrf, "version": self.version, **form}
+        return self.http.post(f"/games/{self.name}", data=data, follow_redirects=False)
+
+    def tap(self, **form: str) -> httpx.Response:
+        """Look at the page, then change: what a person does."""
+        self.look()
+        response = self.change(**form)
+        assert response.status_code == 303, error_of(response)
+        return response
+
+
+def error_of(page: httpx.Response) -> str:
+    found = re.search(r'id="error"[^>]*>([^<]*)<', page.text)
+    return html.unescape(found.group(1)) if found else ""
+
+
+def field_error_of(page: httpx.Response) -> str:
+    found = re.search(r'class="field-error" role="alert">([^<]*)<', page.text)
+    return html.unescape(found.group(1)) if found else ""
+
+
+@pytest.fixture
+def data(tmp_path):
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
+def app(data):
+    return create_app(None, "fr", data)
+
+
+def cli(*args: str, cwd: Path) -> dict:
+    """``monopoly-city ARGS --json``, as a person at the table runs it."""
+    run = subprocess.run([sys.executable, "-m", "unit", *args, "--json"], capture_output=True, text=True, cwd=cwd)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def test_a_city_evening_on_the_page_agrees_with_the_command_line(app, data):
+    phone = Phone(app)
+    assert phone.create("trois.edition.yaml", "Alice, Bruno").status_code == 303
+    assert (data / "soiree.game.yaml").is_file()
+    phone.tap(action="buy", player="0", square="Les Halles")
+    phone.tap(action="buy", player="0", square="quai")  # any unique part of the name, as on the command line
+    phone.tap(action="buy", player="1", square="Port Sud")
+    phone.tap(action="set", square="Les Halles", kv="residential=1")
+    phone.tap(action="set", square="Les Halles", kv="residential=2")
+    phone.tap(action="set", square="Les Halles", kv="industrial=3")
+    phone.tap(action="set", square="Quai Nord", kv="skyscraper=1")
+    phone.tap(action="set", square="Port Sud", key="hazard", value="dump")
+    phone.tap(action="cash", player="1", value="12,5M")
+    phone.tap(action="exemption", player="1", value="1")
+    game = positions.load(str(data / "soiree.game.yaml"))
+    alice, bruno = game.players
+    assert [h.district for h in alice.holdings] == ["Les Halles", "Quai Nord"] and bruno.cash == 12_500_000
+    assert alice.holdings[0].blocks == 5 and alice.holdings[1].skyscraper and bruno.holdings[0].hazard == "dump"
+
+    rent = phone.look("/rent?square=Les+Halles")
+    expected = cli("rent", "soiree.game.yaml", "Les Halles", cwd=data)
+    assert expected["rent"] == 800_000  # 5 blocks: 400k on the card, doubled by the skyscraper
+    assert f'data-rent="{expected["rent"]}"' in rent.text
+    for line in expected["explanation"]:
+        assert f"<li>{html.escape(line)}</li>" in rent.text
+    fortunes = phone.look("/fortunes")
+    expected = cli("fortune", "soiree.game.yaml", cwd=data)
+    for row in expected["players"]:
+        assert f'data-player="{html.escape(row["name"])}" data-fortune="{row["fortune"]}"' in fortunes.text
+    assert f"Gagnant : {expected['winners'][0]}" in fortunes.text
+    assert "check-ok" in phone.look("/check").text and cli("check", "soiree.game.yaml", cwd=data)["ok"]
+
+
+def test_a_classic_game_builds_evenly_and_counts_both_variants(app, data):
+    phone = Phone(app, "classique")
+    assert phone.create("classic-fr", "Bob, Léa").status_code == 303
+    for street in ("Rue de la Paix", "Avenue des Champs-Élysées"):
+        phone.tap(action="buy", player="0", square=street)
+    phone.tap(action="set", square="paix", kv="houses=1")
+    phone.look()
+    uneven = phone.change(action="set", square="paix", kv="houses=2")
+    assert uneven.status_code == 400 and "Champs" in field_error_of(uneven)  # the even-building rule's sentence
+    phone.tap(action="set", square="champs", kv="houses=1")
+    phone.tap(action="buy", player="1", square="Compagnie de distribution des eaux")
+    rent = phone.look("/rent?square=Compagnie+de+distribution+des+eaux")
+    assert "total des dés" in error_of(rent)
+    rent = phone.look("/rent?square=Compagnie+de+distribution+des+eaux&dice=7")
+    expected = cli("rent", "classique.game.yaml", "eaux", "--dice", "7", cwd=data)
+    assert f'data-rent="{expected["rent"]}"' in rent.text and expected["rent"] == 28
+    for variant in ("timed", "quick"):
+        page = phone.look(f"/fortunes?variant={variant}")
+        expected = cli("fortune", "classique.game.yaml", "--variant", variant, cwd=data)
+        for row in expected["players"]:
+            assert f'data-player="{html.escape(row["name"])}" data-fortune="{row["fortune"]}"' in page.text
+
+
+@pytest.mark.parametrize(
+    ("form", "field", "says"),
+    [
+        (
+            {"action": "set", "square": "Les Halles", "kv": "residential=5"},
+            "h-Les Halles",
+            "9 bâtiments sur Les Halles",
+        ),
+        ({"action": "set", "square": "Port Sud", "kv": "residential=1"}, "", "personne ne possède Port Sud"),
+        ({"action": "cash", "player": "0", "value": "-5M"}, "cash-0", "au moins 0"),
+        ({"action": "cash", "player": "0", "value": "1.5"}, "cash-0", "1.5M"),
+        ({"action": "set", "square": "Les Halles", "kv": "residential=-1"}, "h-Les Halles", "0 à 99"),
+        ({"action": "set", "square": "Les Halles", "key": "hazard", "value": "volcano"}, "h-Les Halles", "volcano"),
+        ({"action": "tower", "player": "0", "value": "Les Halles"}, "tower-0", "deux groupes"),
+        ({"action": "buy", "player": "1", "square": "Les Halles"}, "buy-1", "Les Halles"),
+        ({"action": "player", "value": "alice"}, "new-player", "deux joueurs"),
+        ({"action": "explode"}, "", "inconnu"),
+    ],
+)
+def test_bad_input_gives_the_fields_error_and_changes_nothing(app, data, form, field, says):
+    phone = Phone(app)
+    phone.create("trois.edition.yaml", "Alice, Bruno")
+    phone.tap(action="buy", player="0", square="Les Halles")
+    phone.tap(action="set", square="Les Halles", kv="residential=4")
+    phone.tap(action="set", square="Les Halles", kv="industrial=4")
+    before = (data / "soiree.game.yaml").read_bytes()
+    phone.look()
+    refused = phone.change(**form)
+    assert refused.status_code == 400
+    assert says in error_of(refused), error_of(refused)
+    assert f'data-field="{html.escape(field)}"' in refused.text
+    if field.startswith(("h-", "cash-", "tower-", "buy-", "new-")):
+        assert says in field_error_of(refused)  # beside the field itself
+    assert (data / "soiree.game.yaml").read_bytes() == before
+
+
+def test_two_phones_the_later_change_is_refused_with_reload(app, data):
+    first, second = Phone(app), Phone(app)
+    first.create("trois.edition.yaml", "Alice, Bruno")
+    first.look()
+    second.look()
+    assert first.version == second.version
+    assert first.change(action="buy", player="0", square="Les Halles").status_code == 303
+    after_first = (data / "soiree.game.yaml").read_bytes()
+    late = second.change(action="buy", player="1", square="Les Halles")
+    assert late.status_code == 409 and "La partie a changé entre-temps : rechargez la page." in error_of(late)
+    assert (data / "soiree.game.yaml").read_bytes() == after_first
+    second.look()  # reloaded: the change applies cleanly on the new version
+    assert second.change(action="buy", player="1", square="Port Sud").status_code == 303
+    owners = positions.load(str(data / "soiree.game.yaml")).owners()
+    assert owners == {"Les Halles": ["Alice"], "Port Sud": ["Bruno"]}
+
+
+def test_a_change_needs_the_pages_token_and_origin(app, data):
+    phone = Phone(app)
+    phone.create("trois.edition.yaml", "Alice")
+    phone.look()
+    before = (data / "soiree.game.yaml").read_bytes()
+    no_token = phone.http.post("/games/soiree", data={"version": phone.version, "action": "buy", "player": "0"})
+    assert no_token.status_code == 403
+    foreign = phone.http.post(
+        "/games/soiree",
+        data={"csrf": phone.csrf, "version": phone.version, "action": "buy", "player": "0", "square": "Port Sud"},
+        headers={"origin": "http://evil.example"},
+    )
+    assert foreign.status_code == 403 and (data / "soiree.game.yaml").read_bytes() == before
+    assert phone.http.get("/games/..%2Fetc").status_code == 404 and phone.http.get("/games/Soiree").status_code == 404
+
+
+def test_a_file_edited_by_hand_into_nonsense_says_its_line(app, data):
+    (data / "abime.game.yaml").write_text("edition: trois.edition.yaml\nplayers: [{name: A, cash: -1}]\n")
+    page = Phone(app, "abime").look()
+    assert page.status_code == 422 and "abime.game.yaml: players[0].cash" in error_of(page)
+
+
+def test_the_games_list_and_a_new_game_named_badly(app, data):
+    phone = Phone(app, "Pas Bon")
+    refused = phone.create("trois.edition.yaml", "Alice")
+    assert refused.status_code == 400 and "minuscules" in error_of(refused)
+    phone.name = "ok"
+    assert phone.create("trois.edition.yaml", "Alice").status_code == 303
+    again = phone.create("trois.edition.yaml", "Bruno")
+    assert again.status_code == 409 and "existe déjà" in error_of(again)
+    assert 'href="/games/ok"' in phone.http.get("/games").text
+    assert phone.create("../secret.edition.yaml", "Alice").status_code == 400

@@ -125,20 +125,19 @@ def fortunes(game: Game, variant: str) -> list[tuple[Player, int]]:
     """« ses terrains, services publics et gares au prix indiqué sur le plateau de jeu, ses propriétés
     hypothéquées estimées à la moitié [...], ses maisons estimées au prix d'achat, ses hôtels estimés au prix
     d'achat, qui comprend la valeur des [...] maisons données en échange »."""
+    return [(player, sum(holding_value(game, h, variant) for h in player.holdings)) for player in game.players]
+
+
+def holding_value(game: Game, holding: ClassicHolding, variant: str) -> int:
+    """What one property counts for in the fortune (:func:`fortunes`), its buildings included."""
     edition = game.classic
-    traded = houses_per_hotel(edition, variant)
-    out = []
-    for player in game.players:
-        assets = 0
-        for h in player.holdings:
-            square = edition.deed(h.square)
-            assets += square.price // 2 if h.mortgaged else square.price
-            if isinstance(square, Street):
-                assets += h.houses * square.house_cost
-                if h.hotel:
-                    assets += (1 + traded) * square.house_cost
-        out.append((player, assets))
-    return out
+    square = edition.deed(holding.square)
+    value = square.price // 2 if holding.mortgaged else square.price
+    if isinstance(square, Street):
+        value += holding.houses * square.house_cost
+        if holding.hotel:
+            value += (1 + houses_per_hotel(edition, variant)) * square.house_cost
+    return value
 
 
 # --- checks -----------------------------------------------------------------------------------

@@ -87,10 +87,17 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
         if getattr(args, flag):
             raise ArgumentError(flag, words(language, "args.only_with_edition"))
     game = positions.load(args.game, language)
+    obj, lines = rent_report(game, args.square, args.dice, language)
+    emit(args, obj, lines)
+    return 0
+
+
+def rent_report(game: positions.Game, typed: str, dice: int | None, language: str) -> tuple[dict, list[str]]:
+    """``rent GAME SQUARE [--dice N]``: the JSON object and the text lines (the phone's page shows the same)."""
     if game.kind == "city":
-        square, owner, amount, explanation = _city_rent(game, args, language)
+        square, owner, amount, explanation = _city_rent(game, typed, dice, language)
     else:
-        square, owner, amount, explanation = _classic_rent(game, args, language)
+        square, owner, amount, explanation = _classic_rent(game, typed, dice, language)
     obj = {"square": square, "owner": owner, "rent": amount, "explanation": explanation}
     if game.kind == "city":
         holder = next((p.name for p in game.players if p.exemption_card and p.name != owner), None)
@@ -98,8 +105,7 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
         if owner and holder:
             explanation.append(words(language, "rent.exemption", p=holder))
     title = f"{square} ({owner})" if owner else square
-    emit(args, obj, [title] + [f"  • {line}" for line in explanation] + [_rent_line(game.kind, amount, language)])
-    return 0
+    return obj, [title] + [f"  • {line}" for line in explanation] + [_rent_line(game.kind, amount, language)]
 
 
 def _rent_line(kind: str, amount: int, language: str) -> str:
@@ -154,16 +160,16 @@ def _rent_from_edition(args: argparse.Namespace, language: str) -> int:
         amount, explanation = square.amount, [words(language, "rent.tax", a=square.amount)]
     else:
         game = positions.hypothetical(edition, square, args.houses, args.hotel, args.mortgaged, args.group)
-        _, _, amount, explanation = _classic_rent(game, args, language, square.name)
+        _, _, amount, explanation = _classic_rent(game, square.name, args.dice, language, exact=True)
     obj = {"square": square.name, "owner": None, "rent": amount, "explanation": explanation}
     emit(args, obj, [square.name] + [f"  • {x}" for x in explanation] + [_rent_line("classic", amount, language)])
     return 0
 
 
-def _city_rent(game, args, language):
-    if args.dice is not None:
+def _city_rent(game, typed: str, dice: int | None, language: str):
+    if dice is not None:
         raise ArgumentError("dice", words(language, "args.city_no_dice"))
-    district = game.edition.district(args.square, "SQUARE", language)
+    district = game.edition.district(typed, "SQUARE", language)
     held = game.holding(district.name)
     if held is None:
         return district.name, None, 0, [words(language, "rent.nobody_district")]
@@ -172,19 +178,19 @@ def _city_rent(game, args, language):
     return district.name, player.name, rent.amount, rent.explanation
 
 
-def _classic_rent(game, args, language, name: str | None = None):
-    square = game.edition.squares[name] if name else game.edition.square(args.square, "SQUARE", language)
+def _classic_rent(game, typed: str, dice: int | None, language: str, exact: bool = False):
+    square = game.edition.squares[typed] if exact else game.edition.square(typed, "SQUARE", language)
     if square.kind == "tax":
         return square.name, None, square.amount, [words(language, "rent.tax", a=square.amount)]
-    if square.kind != "utility" and args.dice is not None:
+    if square.kind != "utility" and dice is not None:
         raise ArgumentError("dice", words(language, "args.dice_not_utility", s=square.name))
-    if args.dice is not None and not 2 <= args.dice <= 12:
-        raise ArgumentError("dice", words(language, "args.dice_range", n=args.dice))
+    if dice is not None and not 2 <= dice <= 12:
+        raise ArgumentError("dice", words(language, "args.dice_range", n=dice))
     held = game.holding(square.name)
     if held is None:
         return square.name, None, 0, [words(language, "rent.nobody_square")]
     player, _ = held
-    rent = classic.rent(game, square.name, args.dice, language)
+    rent = classic.rent(game, square.name, dice, language)
     return square.name, player.name, rent.amount, rent.explanation
 
 
@@ -193,13 +199,19 @@ def _classic_rent(game, args, language, name: str | None = None):
 
 def cmd_fortune(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
+    obj, lines = fortune_report(game, args.variant, language)
+    emit(args, obj, lines)
+    return 0
+
+
+def fortune_report(game: positions.Game, variant: str | None, language: str) -> tuple[dict, list[str]]:
+    """``fortune GAME [--variant V]``: the JSON object and the text lines."""
     if game.kind == "city":
-        if args.variant is not None:
+        if variant is not None:
             raise ArgumentError("variant", words(language, "args.city_no_variant"))
-        variant = None
         results = city.fortunes(game, language)
     else:
-        variant = args.variant or "timed"
+        variant = variant or "timed"
         results = classic.fortunes(game, variant)
     rows: list[dict[str, Any]] = sorted(
         ({"name": p.name, "cash": p.cash, "assets": assets, "fortune": p.cash + assets} for p, assets in results),
@@ -231,8 +243,7 @@ def cmd_fortune(args: argparse.Namespace, language: str) -> int:
         lines.append(words(language, "fortune.winner", w=winners[0]))
     else:
         lines.append(words(language, "fortune.winners", w=", ".join(winners)))
-    emit(args, {"variant": variant, "players": rows, "winners": winners}, lines)
-    return 0
+    return {"variant": variant, "players": rows, "winners": winners}, lines
 
 
 # --- check ------------------------------------------------------------------------------------
@@ -240,12 +251,23 @@ def cmd_fortune(args: argparse.Namespace, language: str) -> int:
 
 def cmd_check(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
+    obj, lines = check_report(game, args.variant, language)
+    emit(args, obj, lines)
+    return 0 if obj["ok"] else 1
+
+
+def problems_of(game: positions.Game, variant: str | None, language: str) -> list:
+    """The position's broken rules (``variant``: classic only, ``timed`` or ``quick``)."""
     if game.kind == "city":
-        if args.variant is not None:
+        if variant is not None:
             raise ArgumentError("variant", words(language, "args.city_no_variant"))
-        problems = city.check(game, language)
-    else:
-        problems = classic.check(game, language, args.variant)
+        return city.check(game, language)
+    return classic.check(game, language, variant)
+
+
+def check_report(game: positions.Game, variant: str | None, language: str) -> tuple[dict, list[str]]:
+    """``check GAME [--variant V]``: the JSON object and the text lines."""
+    problems = problems_of(game, variant, language)
     obj = {
         "ok": not problems,
         "problems": [{"player": p.player, "square": p.square, "rule": p.rule, "message": p.message} for p in problems],
@@ -255,8 +277,7 @@ def cmd_check(args: argparse.Namespace, language: str) -> int:
         if not problems
         else [" · ".join(part for part in (p.player, p.square) if part) + f": {p.message} [{p.rule}]" for p in problems]
     )
-    emit(args, obj, lines)
-    return 0 if not problems else 1
+    return obj, lines
 
 
 # --- the bank: salary, tax, mortgage, sell ------------------------------------------------------

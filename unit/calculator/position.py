@@ -11,6 +11,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+import yaml
+
 from unit import fields, yamlfile
 from unit.calculator import edition as editions
 from unit.calculator import money
@@ -131,11 +133,15 @@ def hypothetical(
 
 
 def load(path: str, language: str = "fr") -> Game:
-    data = yamlfile.load(path, what="game file")
-    source = str(path)
+    return parse(yamlfile.load(path, what="game file"), str(path), Path(path).parent, language)
+
+
+def parse(data: object, source: str, folder: Path, language: str = "fr", load_edition=editions.load) -> Game:
+    """A game from its YAML data (``source`` names it in errors); its edition is found relative to ``folder``
+    (by ``load_edition``, :func:`unit.calculator.edition.load`'s signature: a caller may cache it)."""
     top = fields.mapping(data, source, required=("edition", "players"))
     name = fields.text(top["edition"], f"{source}: edition")
-    edition = editions.load(name, relative_to=Path(path).parent, where=f"{source}: edition", language=language)
+    edition = load_edition(name, relative_to=folder, where=f"{source}: edition", language=language)
     players = []
     seen: set[str] = set()
     for i, raw in enumerate(fields.sequence(top["players"], f"{source}: players")):
@@ -225,3 +231,56 @@ def _city_player(raw: object, where: str, edition: CityEdition, language: str) -
         tower,
         fields.boolean(spec.get("exemption_card", False), f"{where}.exemption_card"),
     )
+
+
+# --- writing ----------------------------------------------------------------------------------
+
+
+def dump(game: Game, edition: str) -> dict:
+    """The game file's data for ``game`` (``edition`` as its file names it): ``parse(dump(g)) == g``.
+
+    Only what differs from the defaults is written, City amounts the table's way (``12,5M``), so the
+    file stays the one a person would write by hand.
+    """
+    players = []
+    for player in game.players:
+        entry: dict[str, Any] = {"name": player.name, "cash": _amount(game.kind, player.cash)}
+        if game.kind == "city":
+            if player.tower is not None:
+                entry["tower"] = player.tower
+            if player.exemption_card:
+                entry["exemption_card"] = True
+            entry["districts"] = [_city_holding(h) for h in player.holdings]
+        else:
+            entry["properties"] = [_classic_holding(h) for h in player.holdings]
+        players.append(entry)
+    return {"edition": edition, "players": players}
+
+
+def dumps(game: Game, edition: str) -> str:
+    """The game file's text: :func:`dump` as YAML, one line per holding."""
+    return yaml.safe_dump(dump(game, edition), allow_unicode=True, sort_keys=False, default_flow_style=None, width=120)
+
+
+def _amount(kind: str, amount: int) -> int | str:
+    """``12,5M`` or ``500k`` for a City amount in whole thousands (read back exactly), else the number."""
+    if kind == "city" and amount >= 1_000 and amount % 1_000 == 0:
+        return money.city(amount, "fr").removeprefix("M ")
+    return amount
+
+
+def _city_holding(h: CityHolding) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": h.district}
+    for key in CITY_HOLDING_KEYS:
+        value = getattr(h, key)
+        if value:  # 0, False and None are the defaults
+            out[key] = value
+    return out
+
+
+def _classic_holding(h: ClassicHolding) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": h.square}
+    for key in ("houses", "hotel", "mortgaged"):
+        if getattr(h, key):
+            out[key] = getattr(h, key)
+    return out

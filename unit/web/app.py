@@ -215,7 +215,7 @@ def client_key(request: Request) -> str:
 
 
 def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None) -> Starlette:
-    from unit.web import editions  # the Editions pages (they use this module's Web)
+    from unit.web import editions, game  # their pages use this module's Web: imported once it is defined
 
     web = Web(state_dir, language, data_dir)
 
@@ -350,6 +350,7 @@ def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str
             Route("/press", press, methods=["POST"]),
             Route("/pair/request", pair_request, methods=["POST"]),
             Route("/pair", pair, methods=["POST"]),
+            *game.routes(web, web.store),
             *editions.routes(web, web.store),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],

@@ -1,0 +1,515 @@
+"""The calculator on the phone (issue 14): the game, a rent in two taps, the fortunes, the check.
+
+Routes (docs/phone.en.md, « An evening: the calculator »)::
+
+    GET  /games                    the games in the data folder; a form to start one
+    POST /games                    start a game (an edition, the players)
+    GET  /games/{name}             the position: players, cash, holdings, buildings... edited with taps
+    POST /games/{name}             one change (``action`` and its fields), from the version the page showed
+    GET  /games/{name}/rent        pick a square (search any part of its name), see who pays what and why
+    GET  /games/{name}/fortunes    the fortunes, each player's detail, the winner (``?big=1``: the table's view)
+    GET  /games/{name}/check       the position's problems, each with its rule's sentence
+    GET  /games/{name}/file        the game file itself (what ``monopoly-city rent/fortune/check`` read)
+
+No rule lives here: a change edits the game file's data and goes through the
+loader (``position.parse``: shapes, names, amounts) and the position check
+(``city.check`` / ``classic.check``); a change that breaks a rule the position
+did not already break is refused with the rule's sentence, and nothing is
+written. Rents, fortunes and problems are the command line's own reports
+(``commands.rent_report``, ``fortune_report``, ``check_report``), so the page and
+``monopoly-city rent/fortune/check GAME`` always agree. Every page carries
+the file's version; a change made from an older version is refused with
+« the game changed, reload » (:class:`unit.web.store.Changed`).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+from starlette.requests import Request
+from starlette.responses import Response
+from starlette.routing import BaseRoute, Route
+
+from unit import i18n, yamlfile
+from unit.calculator import city, classic, commands, money
+from unit.calculator import edition as editions
+from unit.calculator import position as positions
+from unit.calculator.edition import BONUSES, HAZARDS, CityEdition
+from unit.calculator.rulebook import words as rule_words
+from unit.errors import MonopolyCityError, UserError, said
+from unit.fields import name_key
+from unit.web.app import SECURITY_HEADERS, Web, refuse, see_other
+from unit.web.store import Changed, Store
+
+VARIANTS = ("timed", "quick")
+CITY_COUNTS = ("residential", "industrial")
+CITY_FLAGS = ("skyscraper", "stadium", "station", "mortgaged")
+CLASSIC_FLAGS = ("hotel", "mortgaged")
+SET_KEYS = (*CITY_COUNTS, *CITY_FLAGS, "hazard", "bonus", "houses", "hotel")
+
+
+class FieldError(Exception):
+    """A change refused: the sentence to show, and the field (an element id on the page) it is about."""
+
+    def __init__(self, message: str, field: str = ""):
+        super().__init__(message)
+        self.message = message
+        self.field = field
+
+
+# --- reading a game -------------------------------------------------------------------------------
+
+
+class EditionCache:
+    """Editions as read, kept while their file is unchanged (path, size, modification time): a City edition
+    is most of the work of reading a game, and a page reads its game on every request."""
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self.kept: dict[tuple, editions.Edition] = {}
+
+    def load(self, name: str, relative_to: Path, where: str, language: str) -> editions.Edition:
+        if name in editions.SHIPPED:
+            key: tuple = (name, language)
+        else:
+            path = Path(name) if Path(name).is_absolute() else relative_to / name
+            try:
+                info = path.stat()
+            except OSError:
+                return editions.load(name, relative_to=relative_to, where=where, language=language)
+            key = (str(path), info.st_size, info.st_mtime_ns, info.st_ino, language)
+        found = self.kept.get(key)
+        if found is None:
+            found = editions.load(name, relative_to=relative_to, where=where, language=language)
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[key] = found
+        return found
+
+
+EDITIONS = EditionCache()
+
+
+class Loaded:
+    """A game file as read: its text, version, data, the game, and the edition as the file names it."""
+
+    def __init__(self, store: Store, name: str, language: str):
+        self.name = name
+        self.file = f"{name}.game.yaml"
+        self.text, self.version = store.read("game", name)
+        data = yamlfile.parse(self.text, self.file, what="game file")
+        self.game = positions.parse(data, self.file, store.root, language, EDITIONS.load)
+        self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping, a text
+
+
+def variant_of(game: positions.Game, text: str | None) -> str | None:
+    """The classic variant asked for (``timed`` by default); None for a City game, which has none."""
+    if game.kind == "city":
+        return None
+    return text if text in VARIANTS else "timed"
+
+
+def squares_of(game: positions.Game) -> list[dict[str, Any]]:
+    """Every square a rent can be asked for, in board order, with its owner and a search key."""
+    owners = {name: players[0] for name, players in game.owners().items()}
+    if isinstance(game.edition, CityEdition):
+        names = [(d.name, "district", d.group) for d in game.edition.districts.values()]
+    else:
+        names = [(s.name, s.kind, getattr(s, "group", "")) for s in game.edition.squares.values()]
+    out = []
+    for name, kind, group in names:
+        owner = owners.get(name)
+        out.append(
+            {"name": name, "kind": kind, "group": group, "owner": owner, "key": name_key(f"{name} {owner or ''}")}
+        )
+    return out
+
+
+def problems(game: positions.Game, variant: str | None, language: str) -> list:
+    return commands.problems_of(game, variant, language)
+
+
+# --- changing a game: the file's data, then the loader and the check ------------------------------
+
+
+def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> positions.Game:
+    """The game after the change ``form`` asks for; :class:`FieldError` with the rule's sentence if refused."""
+    game = loaded.game
+    data = positions.dump(game, loaded.edition_ref)
+    players = data["players"]
+    owned = "districts" if game.kind == "city" else "properties"
+    action = form.get("action", "")
+    field = ""
+    try:
+        if action == "player":
+            field = "new-player"
+            name = form.get("value", "").strip()
+            players.append({"name": name, "cash": starting_cash(game), owned: []})
+        else:
+            if action in ("cash", "buy", "tower", "exemption", "drop"):
+                index = player_index(form, players, language)
+                player = players[index]
+            if action == "cash":
+                field = f"cash-{index}"
+                player["cash"] = form.get("value", "").strip()
+            elif action == "buy":
+                field = f"buy-{index}"
+                player[owned].append({"name": form.get("square", "")})
+            elif action == "drop":
+                field = f"player-{index}"
+                if player[owned]:
+                    raise FieldError(i18n.words(language)("web.calc.drop_holdings"), field)
+                del players[index]
+            elif action == "tower":
+                field = f"tower-{index}"
+                player["tower"] = form.get("value") or None
+                if player["tower"] is None:
+                    del player["tower"]
+            elif action == "exemption":
+                field = f"exemption-{index}"
+                player["exemption_card"] = form.get("value") == "1"
+            elif action in ("set", "give"):
+                square = form.get("square", "")
+                holder, holding = held(data, game, square, language)
+                field = f"h-{holding['name']}"
+                if action == "give":
+                    holder[owned].remove(holding)
+                    if form.get("player", "") != "":
+                        players[player_index(form, players, language)][owned].append(holding)
+                else:
+                    key, value = form.get("key", ""), form.get("value", "")
+                    if "kv" in form:  # a tap on a card: « residential=4 »
+                        key, _, value = form["kv"].partition("=")
+                    set_value(holding, key, value, game.kind, language)
+            else:
+                raise FieldError(i18n.words(language)("web.calc.unknown_action"))
+        after = positions.parse(data, loaded.file, root, language, EDITIONS.load)
+    except UserError as error:
+        raise FieldError(said(error.message, i18n.words(language)), field) from None
+    variant = variant_of(game, form.get("variant"))
+    before = {(p.player, p.square, p.rule) for p in problems(game, variant, language)}
+    new = [p for p in problems(after, variant, language) if (p.player, p.square, p.rule) not in before]
+    if new:
+        raise FieldError(" ".join(p.message for p in new), field)
+    return after
+
+
+def player_index(form: dict[str, str], players: list, language: str) -> int:
+    text = form.get("player", "")
+    if not text.isdigit() or int(text) >= len(players):
+        raise FieldError(i18n.words(language)("web.calc.no_player"))
+    return int(text)
+
+
+def held(data: dict, game: positions.Game, typed: str, language: str) -> tuple[dict, dict]:
+    """The player's entry and the holding's entry in ``data`` for the square ``typed``; who holds nobody's is
+    refused with the calculator's « nobody owns » sentence."""
+    if game.kind == "city":
+        name = game.city.district(typed, "square", language).name
+    else:
+        name = game.classic.square(typed, "square", language).name
+    owned = "districts" if game.kind == "city" else "properties"
+    for player in data["players"]:
+        for holding in player[owned]:
+            if holding["name"] == name:
+                return player, holding
+    raise UserError("square", rule_words(language, "args.nobody_owns", s=name))
+
+
+def set_value(holding: dict, key: str, text: str, kind: str, language: str) -> None:
+    """One field of a holding, as the file writes it; the loader checks it (a negative count, a bad name)."""
+    allowed = (*CITY_COUNTS, *CITY_FLAGS, "hazard", "bonus") if kind == "city" else ("houses", *CLASSIC_FLAGS)
+    if key not in allowed:
+        raise FieldError(i18n.words(language)("web.calc.unknown_action"))
+    value: Any
+    if key in CITY_COUNTS or key == "houses":
+        text = text.strip()
+        value = int(text) if text.lstrip("-").isdigit() and len(text) < 6 else text
+    elif key in ("hazard", "bonus"):
+        value = text or None
+    else:
+        value = text == "1"
+    if value in (None, False, 0):
+        holding.pop(key, None)
+    else:
+        holding[key] = value
+
+
+def starting_cash(game: positions.Game) -> int | str:
+    edition = game.edition
+    cash = edition.starting_cash if isinstance(edition, CityEdition) else edition.rules.starting_cash
+    return 0 if cash is None else cash
+
+
+# --- the pages ------------------------------------------------------------------------------------
+
+
+def routes(web: Web, store: Store) -> list[BaseRoute]:
+    def words_for(request: Request) -> tuple[str, i18n.Words]:
+        lang = web.lang(request)
+        return lang, i18n.words(lang)
+
+    def broken(request: Request, name: str, error: MonopolyCityError, status: int = 422) -> Response:
+        """A file that cannot be read as a game (edited by hand, an edition gone): its one line."""
+        _lang, w = words_for(request)
+        text = error.say(w) if isinstance(error, UserError) else str(error)
+        response = web.page(request, "game_broken", game_name=name, error=text)
+        response.status_code = status
+        return response
+
+    def load(request: Request, name: str) -> Loaded | Response:
+        lang, _w = words_for(request)
+        try:
+            return Loaded(store, name, lang)
+        except FileNotFoundError:
+            return refuse(404, "no such game")
+        except UserError as error:
+            if error.where in ("game", "edition"):  # the name itself
+                return refuse(404, "no such game")
+            return broken(request, name, error)
+
+    async def games_page(request: Request) -> Response:
+        return games_list(request)
+
+    def games_list(request: Request, error: str = "", status: int = 200, form: dict | None = None) -> Response:
+        shipped = list(editions.SHIPPED)
+        mine = [f"{n}.edition.yaml" for n in store.names("edition")]
+        response = web.page(
+            request,
+            "games",
+            games=store.names("game"),
+            editions=shipped + mine,
+            error=error,
+            form=form or {},
+        )
+        response.status_code = status
+        return response
+
+    async def create(request: Request) -> Response:
+        _session, form, refusal = await web.checked_form(request)
+        if refusal is not None:
+            return refusal
+        lang, w = words_for(request)
+        name = form.get("name", "").strip()
+        edition = form.get("edition", "")
+        names = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
+        shipped = list(editions.SHIPPED)
+        if edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
+            return games_list(request, w("web.calc.no_edition"), 400, form)
+        try:
+            store.path("game", name)
+            found = editions.load(edition, relative_to=store.root, where="edition", language=lang)
+            cash = found.starting_cash if isinstance(found, CityEdition) else found.rules.starting_cash
+            owned = "districts" if found.game == "city" else "properties"
+            data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in names]}
+            game = positions.parse(data, f"{name}.game.yaml", store.root, lang)
+            store.write("game", name, positions.dumps(game, edition), None)
+        except Changed:
+            return games_list(request, w("web.calc.exists", name=name), 409, form)
+        except UserError as error:
+            return games_list(request, said(error.message, w), 400, form)
+        return see_other(f"/games/{name}")
+
+    async def game_page(request: Request) -> Response:
+        loaded = load(request, request.path_params["name"])
+        if isinstance(loaded, Response):
+            return loaded
+        return show_game(request, loaded, request.query_params.get("variant"))
+
+    def show_game(
+        request: Request, loaded: Loaded, variant_text: str | None, error: FieldError | None = None, status: int = 200
+    ) -> Response:
+        lang, _w = words_for(request)
+        game = loaded.game
+        variant = variant_of(game, variant_text)
+        owners = game.owners()
+        free = [s["name"] for s in squares_of(game) if s["kind"] != "tax" and s["name"] not in owners]
+        values = {}
+        for player in game.players:
+            for h in player.holdings:
+                values[city_or_classic_name(h)] = holding_value(game, player, h, variant, lang)
+        response = web.page(
+            request,
+            "game",
+            game_name=loaded.name,
+            version=loaded.version,
+            game=game,
+            kind=game.kind,
+            variant=variant,
+            free=free,
+            values=values,
+            fmt=lambda amount: money_text(game.kind, amount, lang),
+            groups=group_of(game),
+            towers=tower_choices(game),
+            hazards=HAZARDS,
+            bonuses=BONUSES,
+            problems=problems(game, variant, lang),
+            error=error,
+        )
+        response.status_code = status
+        return response
+
+    async def edit(request: Request) -> Response:
+        _session, form, refusal = await web.checked_form(request)
+        if refusal is not None:
+            return refusal
+        name = request.path_params["name"]
+        loaded = load(request, name)
+        if isinstance(loaded, Response):
+            return loaded
+        lang, w = words_for(request)
+        if form.get("version") != loaded.version:
+            return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
+        try:
+            after = change(loaded, form, store.root, lang)
+        except FieldError as error:
+            return show_game(request, loaded, form.get("variant"), error, 400)
+        try:
+            store.write("game", name, positions.dumps(after, loaded.edition_ref), loaded.version)
+        except Changed:
+            return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
+        query = {"variant": form["variant"]} if form.get("variant") in VARIANTS else {}
+        anchor = form.get("anchor", "")
+        return see_other(
+            f"/games/{name}" + (f"?{urlencode(query)}" if query else "") + (f"#{anchor}" if anchor.isalnum() else "")
+        )
+
+    async def rent_page(request: Request) -> Response:
+        loaded = load(request, request.path_params["name"])
+        if isinstance(loaded, Response):
+            return loaded
+        lang, w = words_for(request)
+        game = loaded.game
+        squares = squares_of(game)
+        query = request.query_params.get("q", "")
+        shown = [s for s in squares if name_key(query) in s["key"]] if query.strip() else squares
+        chosen = request.query_params.get("square", "")
+        dice_text = request.query_params.get("dice", "")
+        report, error, needs_dice = None, "", False
+        if chosen:
+            kind = next((s["kind"] for s in squares if s["name"] == chosen), None)
+            needs_dice = kind == "utility"
+            dice = int(dice_text) if dice_text.isdigit() and len(dice_text) < 3 else None
+            if needs_dice and dice is None:
+                error = w("web.calc.dice_needed")
+            else:
+                try:
+                    obj, lines = commands.rent_report(game, chosen, dice, lang)
+                    report = {"obj": obj, "title": lines[0], "lines": [x.removeprefix("  • ") for x in lines[1:-1]]}
+                    report["total"] = lines[-1]
+                except UserError as e:
+                    error = said(e.message, w)
+        return web.page(
+            request,
+            "rent",
+            game_name=loaded.name,
+            game=game,
+            squares=shown,
+            query=query,
+            chosen=chosen,
+            dice=dice_text,
+            needs_dice=needs_dice,
+            report=report,
+            error=error,
+        )
+
+    async def fortunes_page(request: Request) -> Response:
+        loaded = load(request, request.path_params["name"])
+        if isinstance(loaded, Response):
+            return loaded
+        lang, _w = words_for(request)
+        game = loaded.game
+        variant = variant_of(game, request.query_params.get("variant"))
+        try:
+            obj, lines = commands.fortune_report(game, variant, lang)
+        except UserError as error:  # a City card not copied yet: the line says which
+            return broken(request, loaded.name, error)
+        players = {p.name: p for p in game.players}
+        details = {
+            row["name"]: [
+                (city_or_classic_name(h), holding_value(game, players[row["name"]], h, variant, lang))
+                for h in players[row["name"]].holdings
+            ]
+            for row in obj["players"]
+        }
+        return web.page(
+            request,
+            "fortunes",
+            game_name=loaded.name,
+            game=game,
+            kind=game.kind,
+            variant=variant,
+            obj=obj,
+            title=lines[0],
+            winner_line=lines[-1],
+            details=details,
+            fmt=lambda amount: money_text(game.kind, amount, lang),
+            big=request.query_params.get("big") == "1",
+            small_query=urlencode({"variant": variant} if variant else {}),
+            big_query=urlencode(({"variant": variant} if variant else {}) | {"big": "1"}),
+        )
+
+    async def check_page(request: Request) -> Response:
+        loaded = load(request, request.path_params["name"])
+        if isinstance(loaded, Response):
+            return loaded
+        lang, _w = words_for(request)
+        game = loaded.game
+        variant = variant_of(game, request.query_params.get("variant"))
+        obj, _lines = commands.check_report(game, variant, lang)
+        return web.page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, obj=obj)
+
+    async def game_file(request: Request) -> Response:
+        name = request.path_params["name"]
+        try:
+            text, _version = store.read("game", name)
+        except (FileNotFoundError, UserError):
+            return refuse(404, "no such game")
+        headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{name}.game.yaml"'}
+        return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
+
+    return [
+        Route("/games", games_page, methods=["GET"]),
+        Route("/games", create, methods=["POST"]),
+        Route("/games/{name}", game_page, methods=["GET"]),
+        Route("/games/{name}", edit, methods=["POST"]),
+        Route("/games/{name}/rent", rent_page, methods=["GET"]),
+        Route("/games/{name}/fortunes", fortunes_page, methods=["GET"]),
+        Route("/games/{name}/check", check_page, methods=["GET"]),
+        Route("/games/{name}/file", game_file, methods=["GET"]),
+    ]
+
+
+# --- small helpers for the templates ---------------------------------------------------------------
+
+
+def city_or_classic_name(holding: Any) -> str:
+    return holding.district if isinstance(holding, positions.CityHolding) else holding.square
+
+
+def holding_value(game: positions.Game, player: positions.Player, holding: Any, variant: str | None, lang: str) -> int:
+    """What the holding counts for in the fortune: the rent another player would pay (City), or the board's
+    values (classic, :func:`unit.calculator.classic.holding_value`)."""
+    if game.kind == "city":
+        try:
+            return city.district_rent(game, player, holding, lang).amount
+        except UserError:
+            return 0  # a card not copied yet: the fortunes page says which
+    return classic.holding_value(game, holding, variant or "timed")
+
+
+def money_text(kind: str, amount: int, lang: str) -> str:
+    return money.text(kind, amount, lang)
+
+
+def group_of(game: positions.Game) -> dict[str, str]:
+    """Each square's colour group (edition data, shown on its card)."""
+    if isinstance(game.edition, CityEdition):
+        return {d.name: d.group for d in game.edition.districts.values()}
+    return {s.name: getattr(s, "group", s.kind) for s in game.edition.squares.values()}
+
+
+def tower_choices(game: positions.Game) -> list[str]:
+    return list(game.edition.districts) if isinstance(game.edition, CityEdition) else []
