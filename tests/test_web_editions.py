@@ -415,3 +415,15 @@ def test_a_card_taken_out_leaves_the_others_and_its_group_goes_with_its_last_car
     evil = {"origin": "http://evil.example"}
     form = {"csrf": token, "version": version(client), "n": "0"}
     assert client.post("/editions/ma-ville/card/delete", data=form, headers=evil).status_code == 403
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_the_templates_to_fill_in_are_the_command_lines(client, lang, capsys):
+    from unit.cli import main
+
+    for kind in ("city", "europe-1991"):
+        download = client.get(f"/editions/{kind}/template?lang={lang}")
+        assert download.status_code == 200
+        assert main(["edition", "template", kind, "--lang", lang]) == 0
+        assert download.text == capsys.readouterr().out
+    assert client.get("/editions/chess/template").status_code == 404

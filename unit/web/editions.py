@@ -36,6 +36,7 @@ Routes (``/editions``):
   JSON for the page's script (``Accept: application/json``), a page or a redirect for a plain form;
 - ``POST /editions/{name}/card/delete``: take the card ``n`` out;
 - ``GET /editions/{name}/download``: the file, built-in ones too;
+- ``GET /editions/{kind}/template``: ``monopoly-city edition template KIND`` (city, europe-1991);
 - ``POST /editions/upload?name=NAME``: the body is the file (at most :data:`MAX_UPLOAD` bytes).
 """
 
@@ -54,6 +55,7 @@ from starlette.routing import BaseRoute, Route
 
 from unit import i18n, yamlfile
 from unit.calculator import edition, money
+from unit.calculator.commands import TEMPLATES
 from unit.calculator.edition import HAZARDS, SHIPPED, CityEdition, ClassicEdition
 from unit.errors import Text, UserError
 from unit.web.app import SECURITY_HEADERS, Web, refuse, same_origin, see_other
@@ -612,6 +614,17 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{filename}"'}
         return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
 
+    async def template(request: Request) -> Response:
+        """The commented template of ``monopoly-city edition template KIND``, in the page's language."""
+        kind = request.path_params["kind"]
+        if kind not in TEMPLATES:
+            return refuse(404, "not found")
+        folder = resources.files("unit.calculator").joinpath("editions")
+        translated = folder.joinpath(TEMPLATES[kind].replace(".yaml", f".{web.lang(request)}.yaml"))
+        text = (translated if translated.is_file() else folder.joinpath(TEMPLATES[kind])).read_text(encoding="utf-8")
+        headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{TEMPLATES[kind]}"'}
+        return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
+
     async def upload(request: Request) -> Response:
         # checked_form's checks, with the token in a header: the body is the file itself.
         if not same_origin(request):
@@ -648,6 +661,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         Route("/editions/{name}/values", save_values, methods=["POST"]),
         Route("/editions/{name}/card/delete", delete_card, methods=["POST"]),
         Route("/editions/{name}/download", download, methods=["GET"]),
+        Route("/editions/{kind}/template", template, methods=["GET"]),
     ]
 
 
