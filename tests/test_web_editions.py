@@ -173,9 +173,10 @@ def test_a_card_changed_keeps_its_place_or_moves_to_its_new_group(client):
     client.post("/editions/ma-ville/card", data=card(token, version(client), "0", **full_card("A2", "rouge", "3M")))
     loaded = edition.load(str(client.data / "ma-ville.edition.yaml"))
     assert loaded.groups["rouge"].districts == ("A2", "B") and loaded.districts["A2"].price == 3_000_000
-    client.post("/editions/ma-ville/card", data=card(token, version(client), "1", **full_card("B", "bleu")))
+    client.post("/editions/ma-ville/card", data=card(token, version(client), "1", **full_card("B", "Bleu ")))
     loaded = edition.load(str(client.data / "ma-ville.edition.yaml"))
     assert loaded.groups["rouge"].districts == ("A2",) and loaded.groups["bleu"].districts == ("C", "B")
+    assert list(loaded.groups) == ["rouge", "bleu"]  # "Bleu " is the group "bleu", as names compare
     form = client.get("/editions/ma-ville/card?n=0").text
     assert 'value="A2"' in form and 'value="3M"' in form and 'value="2,5M"' in form  # as the table writes them
 

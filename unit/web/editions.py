@@ -58,6 +58,7 @@ from unit.calculator import edition, money
 from unit.calculator.commands import TEMPLATES
 from unit.calculator.edition import HAZARDS, SHIPPED, CityEdition, ClassicEdition
 from unit.errors import Text, UserError
+from unit.fields import name_key
 from unit.web.app import SECURITY_HEADERS, Web, refuse, same_origin, see_other
 from unit.web.store import NAME_RE, Changed, Store
 
@@ -219,22 +220,19 @@ def checked(build: Build, values: dict, source: str, language: str) -> tuple[dic
     words = i18n.words(language)
     errors: dict[str, str] = {}
     values = dict(values)
-    for _ in range(len(values) + 1):
+    while True:  # each turn sets one more field aside: at most one turn per field
         data, places = build(values)
         try:
             loaded = edition.parse(data, source, language)
         except UserError as error:
             field = places.get(error.where.removeprefix(f"{source}: "))
-            message = error.message.say(words) if isinstance(error.message, Text) else error.message
             if field is None or field in errors:
                 errors["_"] = error.say(words)  # not one of the form's fields: the whole line
                 return errors, None
-            errors[field] = message
+            errors[field] = error.message.say(words) if isinstance(error.message, Text) else error.message
             values[field] = SET_ASIDE.get(field)
             continue
         return errors, None if errors else loaded  # type: ignore[return-value]  # game: city
-    errors["_"] = "?"
-    return errors, None
 
 
 def card_builder(ed: CityEdition, old: int | None) -> Build:
@@ -256,7 +254,9 @@ def card_builder(ed: CityEdition, old: int | None) -> Build:
             **{key: values[key] for key in CARD_AMOUNTS},
             "rents": None if all(r is None for r in rents) else rents,
         }
-        target = next((group for group in groups if group["name"] == values["group"]), None)
+        typed = values["group"]  # "Rouge" is the group "rouge" already entered, as names compare everywhere
+        same = lambda name: isinstance(typed, str) and name_key(name) == name_key(typed)  # noqa: E731
+        target = next((group for group in groups if same(group["name"])), None)
         if target is None:
             target = {"name": values["group"], "skyscraper_cost": None, "districts": []}
             groups.append(target)
