@@ -428,3 +428,24 @@ def test_the_templates_to_fill_in_are_the_command_lines(client, lang, capsys):
         assert main(["edition", "template", kind, "--lang", lang]) == 0
         assert download.text == capsys.readouterr().out
     assert client.get("/editions/chess/template").status_code == 404
+
+
+@settings(max_examples=200, deadline=None)
+@given(
+    field=st.sampled_from([*editions.CARD_AMOUNTS, *editions.RENT_FIELDS, "skyscraper_cost"]),
+    typed=st.text(alphabet="0123456789kKmM,. -\u202f", min_size=1, max_size=9).filter(str.strip),
+    lang=st.sampled_from(["fr", "en"]),
+)
+def test_a_typed_amount_gets_the_loaders_verdict_and_message(field, typed, lang):
+    ed = editions.empty("x")
+    values = editions.card_values(full_card("A", "rouge") | {field: typed})
+    errors, result = editions.checked(editions.card_builder(ed, None), values, "x.edition.yaml", lang)
+    place = {"skyscraper_cost": "skyscraper_cost"}.get(field) or (
+        f"districts[0].rents[{field.removeprefix('rent')}]" if field.startswith("rent") else f"districts[0].{field}"
+    )
+    try:
+        edition.money.parse(typed.strip(), f"x.edition.yaml: groups[0].{place}", lang)
+    except UserError as error:
+        assert errors == {field: error.message} and result is None
+    else:
+        assert errors == {} and result is not None
