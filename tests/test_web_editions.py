@@ -449,3 +449,17 @@ def test_a_typed_amount_gets_the_loaders_verdict_and_message(field, typed, lang)
         assert errors == {field: error.message} and result is None
     else:
         assert errors == {} and result is not None
+
+
+def test_a_card_typed_is_saved_at_each_pause_when_right_and_replaces_itself(client):
+    token = new_edition(client)
+    typed = card(token, version(client), name="Rue", group="rouge", price="-1") | {"auto": "1"}
+    wrong = client.post("/editions/ma-ville/card", data=typed, headers=JSON)
+    assert wrong.status_code == 200 and set(wrong.json()["errors"]) == {"price"}
+    assert edition.load(str(client.data / "ma-ville.edition.yaml")).districts == {}
+    right = client.post("/editions/ma-ville/card", data=typed | {"price": "1M"}, headers=JSON).json()
+    assert right["ok"] and right["n"] == 0 and "location" not in right and right["progress"] == "0 quartier sur 22"
+    more = typed | {"name": "Rue des Lilas", "price": "1M", "n": "0", "version": right["version"]}
+    assert client.post("/editions/ma-ville/card", data=more, headers=JSON).json()["n"] == 0
+    loaded = edition.load(str(client.data / "ma-ville.edition.yaml"))
+    assert list(loaded.districts) == ["Rue des Lilas"] and loaded.districts["Rue des Lilas"].price == 1_000_000

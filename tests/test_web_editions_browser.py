@@ -102,10 +102,12 @@ def test_a_city_edition_entered_card_by_card_is_the_file_the_command_line_reads(
 
         page.click("#add-card")
         page.wait_for_url("**/editions/ma-ville/card")
-        type_card(page, CARDS[0])
-        page.fill("#f-rent3", "")
+        name, group, price, residential, industrial, rents, sky = CARDS[0]
+        eight = [*rents[:3], "", *rents[4:]]  # 8 rents of 9: never right, so never saved before the 9th
+        type_card(page, (name, group, price, residential, industrial, eight, sky))
         page.type("#f-rent3", "-5")  # typed key by key: the check follows the typing
         page.wait_for_selector("#e-rent3:not([hidden])")
+        assert "Lilas" not in (data / "ma-ville.edition.yaml").read_text()  # wrong: not saved
         message = page.text_content("#e-rent3")
         assert message == "attendu un montant d'au moins 0, reçu -5"
         assert page.get_attribute("#f-rent3", "aria-invalid") == "true"
@@ -115,7 +117,9 @@ def test_a_city_edition_entered_card_by_card_is_the_file_the_command_line_reads(
         page.click("#keys [data-key='k']")  # the number keyboard has no letters: the page's k key
         assert page.input_value("#f-rent3") == "600k"
         page.wait_for_selector("#e-rent3", state="hidden")
-        assert not (data / "ma-ville.edition.yaml").read_text().count("Lilas")  # checking saves nothing
+        page.wait_for_selector("#autosaved:not([hidden])")  # right: saved as typed, nothing is lost
+        assert edition.load(str(data / "ma-ville.edition.yaml")).districts["Rue des Lilas"].rents[3] == 600_000
+        assert page.input_value("input[name='n']") == "0"  # the next saves replace this card
         page.click("#save-card")
         page.wait_for_url("**/card?saved=0")
         assert page.text_content("#message") == "Carte enregistrée : Rue des Lilas."

@@ -33,7 +33,8 @@ Routes (``/editions``):
 - ``GET /editions/{name}``: a City edition's cards, progress and values (a classic one: its summary);
 - ``GET /editions/{name}/card``: a card's form (``?n=K``: the K-th card; without it, a new card);
 - ``POST /editions/{name}/card`` and ``POST /editions/{name}/values``: check (``check=1``) or save;
-  JSON for the page's script (``Accept: application/json``), a page or a redirect for a plain form;
+  JSON for the page's script (``Accept: application/json``), a page or a redirect for a plain form; a card
+  with ``auto=1`` (the page's script, after each pause in typing) is saved if it is right, else checked;
 - ``POST /editions/{name}/card/delete``: take the card ``n`` out;
 - ``GET /editions/{name}/download``: the file, built-in ones too;
 - ``GET /editions/{kind}/template``: ``monopoly-city edition template KIND`` (city, europe-1991);
@@ -515,8 +516,9 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         else:
             n = None
             errors, result = checked(values_builder(ed), edition_values(fields), source, lang)
+        auto = bool(fields.get("auto")) and what == "card"  # saved as typed when right, else only checked
         if fields.get("check") or result is None:
-            status = 200 if fields.get("check") else 400
+            status = 200 if fields.get("check") or auto else 400
             if wants_json(request):
                 return answer({"ok": result is not None, "errors": errors}, status)
             return invalid(request, name, ed, version, what, n, fields, errors, status)
@@ -531,17 +533,11 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             placed = next(i for i, (_g, d) in enumerate(cards(result)) if d.name == blank(fields.get("name")))
             location = f"/editions/{name}/card?saved={placed}"
         else:
-            location = f"/editions/{name}?m=saved"
+            placed, location = None, f"/editions/{name}?m=saved"
         if wants_json(request):
-            return answer(
-                {
-                    "ok": True,
-                    "errors": {},
-                    "version": new_version,
-                    "location": location,
-                    "progress": progress_text(progress(result), lang),
-                }
-            )
+            saved = {"ok": True, "errors": {}, "version": new_version, "n": placed, "done": progress(result)}
+            saved["progress"] = progress_text(progress(result), lang)
+            return answer(saved if auto else saved | {"location": location})
         return see_other(location)
 
     def invalid(request, name, ed, version, what, n, fields, errors, status=400) -> Response:

@@ -25,10 +25,15 @@
   }
 
   // --- a form checked as it is typed (a card, the edition's values) --------------------------------
+  // A card's form (data-autosave) is saved after each pause in typing when it is right: nothing typed is
+  // lost. One request at a time, each with the form as it is then (its version, the card's place).
   for (const form of document.querySelectorAll("form[data-check]")) {
     const touched = new Set();
+    const auto = form.hasAttribute("data-autosave");
     let timer = null;
-    let asked = 0;
+    let queue = Promise.resolve();
+    let answered = 0;
+    const field = (name) => form.elements.namedItem(name);
 
     function show(errors, all) {
       for (const line of form.querySelectorAll(".field-error[data-for]")) {
@@ -36,7 +41,7 @@
         const text = all || key === "_" || touched.has(key) ? errors[key] || "" : "";
         line.textContent = text;
         line.hidden = !text;
-        const input = form.elements.namedItem(key);
+        const input = field(key);
         if (input && input.setAttribute) {
           if (text) input.setAttribute("aria-invalid", "true");
           else input.removeAttribute("aria-invalid");
@@ -44,39 +49,59 @@
       }
     }
 
-    async function check() {
-      const mine = ++asked;
+    function saved(answer) {
+      // The card is in the file: later saves replace it (its place, the file's version).
+      if (field("n") && answer.n !== null && answer.n !== undefined) field("n").value = String(answer.n);
+      if (field("version") && answer.version) field("version").value = answer.version;
+      const bar = document.querySelector("#progress progress");
+      if (bar && answer.done !== undefined) bar.value = answer.done;
+      const text = document.querySelector("#progress span");
+      if (text && answer.progress) text.textContent = answer.progress;
+      const status = $("autosaved");
+      if (status) status.hidden = false;
+    }
+
+    function send(mode) {
       const data = new URLSearchParams(new FormData(form));
-      data.set("check", "1");
-      try {
-        const answer = await json(await post(form.action, data));
-        if (mine !== asked) return; // a later check is on its way
-        show(answer.errors || {}, false);
-        form.dataset.checked = String(mine); // for the browser tests
-      } catch (e) {
-        // offline: saving says so
-      }
+      if (mode) data.set(mode, "1");
+      return post(form.action, data).then(json);
+    }
+
+    function check() {
+      queue = queue.then(async () => {
+        try {
+          const answer = await send(auto ? "auto" : "check");
+          show(answer.errors || {}, false);
+          if (auto && answer.ok && answer.version) saved(answer);
+          form.dataset.answered = String(++answered); // for the browser tests
+        } catch (e) {
+          // offline: saving says so
+        }
+      });
     }
 
     form.addEventListener("input", (event) => {
       if (event.target.name) touched.add(event.target.name);
+      const status = $("autosaved");
+      if (status) status.hidden = true;
       clearTimeout(timer);
       timer = setTimeout(check, CHECK_DELAY_MS);
     });
-    form.addEventListener("submit", async (event) => {
+    form.addEventListener("submit", (event) => {
       event.preventDefault();
       clearTimeout(timer);
-      const mine = ++asked;
-      try {
-        const answer = await json(await post(form.action, new URLSearchParams(new FormData(form))));
-        if (answer.ok && answer.location) {
-          window.location.href = answer.location;
-          return;
+      queue = queue.then(async () => {
+        try {
+          const answer = await send(null);
+          if (answer.ok && answer.location) {
+            window.location.href = answer.location;
+            return;
+          }
+          show(answer.errors || {}, true);
+        } catch (e) {
+          show({ _: form.dataset.offline }, true);
         }
-        if (mine === asked) show(answer.errors || {}, true);
-      } catch (e) {
-        show({ _: form.dataset.offline }, true);
-      }
+      });
     });
   }
 
