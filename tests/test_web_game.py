@@ -22,6 +22,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from unit import i18n, yamlfile
+from unit.calculator import city
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS
@@ -404,3 +405,60 @@ def test_the_games_list_and_a_new_game_named_badly(app, data):
     assert again.status_code == 409 and "existe déjà" in error_of(again)
     assert 'href="/games/ok"' in phone.http.get("/games").text
     assert phone.create("../secret.edition.yaml", "Alice").status_code == 400
+
+
+@pytest.mark.parametrize(("variant", "houses"), [("timed", 4), ("quick", 3)])
+def test_a_hotel_is_bought_for_the_houses_of_the_variant_and_sold_back_for_them(app, data, variant, houses):
+    phone = Phone(app, "hotel")
+    phone.create("classic-fr", "Bob")
+    for street in ("Rue de la Paix", "Avenue des Champs-Élysées"):
+        phone.tap(action="buy", player="0", square=street, variant=variant)
+    for level in range(1, houses + 1):
+        for street in ("paix", "champs"):
+            phone.tap(action="set", square=street, kv=f"houses={level}", variant=variant)
+    phone.tap(action="set", square="paix", kv="hotel=1", variant=variant)
+    paix = positions.load(str(data / "hotel.game.yaml")).players[0].holdings[0]
+    assert (paix.houses, paix.hotel) == (0, True)
+    phone.tap(action="set", square="paix", kv="hotel=0", variant=variant)
+    paix = positions.load(str(data / "hotel.game.yaml")).players[0].holdings[0]
+    assert (paix.houses, paix.hotel) == (houses, False)
+    if variant == "quick":  # after 3 houses a hotel breaks the even-building rule of the time-limited game
+        phone.look()
+        refused = phone.change(action="set", square="paix", kv="hotel=1", variant="timed")
+        assert refused.status_code == 400 and "inégale" in error_of(refused)
+
+
+SQUARES = ("Les Halles", "Quai Nord", "Port Sud", "quai", "nowhere", "")
+forms = st.fixed_dictionaries(
+    {
+        "action": st.sampled_from(("buy", "give", "set", "cash", "tower", "exemption", "player", "drop", "x")),
+        "player": st.sampled_from(("0", "1", "2", "", "-1", "x")),
+        "square": st.sampled_from(SQUARES),
+        "kv": st.builds(
+            "{}={}".format,
+            st.sampled_from(("residential", "industrial", "skyscraper", "stadium", "station", "mortgaged", "houses")),
+            st.sampled_from(("-1", "0", "1", "2", "4", "8", "9", "x")),
+        ),
+        "value": st.sampled_from(("", "1", "0", "12,5M", "-1M", "Les Halles", "Chloé", "dump", "volcano")),
+    }
+)
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(forms, min_size=1, max_size=12))
+def test_whatever_the_phones_send_the_file_stays_a_legal_game(changes):
+    """Random changes: each is applied or refused (never a server error), and the file written is always a
+    game the command line reads, breaking no rule (it starts legal, and no change may add a problem)."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as tmp:
+        folder = Path(tmp)
+        (folder / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
+        phone = Phone(create_app(None, "fr", folder))
+        assert phone.create("trois.edition.yaml", "Alice, Bruno").status_code == 303
+        for form in changes:
+            phone.look()
+            response = phone.change(**form)
+            assert response.status_code in (303, 400), (form, response.status_code)
+            game = positions.load(str(folder / "soiree.game.yaml"))
+            assert city.check(game, "fr") == [], form

@@ -61,8 +61,8 @@ def buy(page, player: int, square: str) -> None:
 
 def tap(page, square: str, value: str) -> None:
     """One tap on a district's card (``residential=3``, ``skyscraper=1``); the page comes back."""
-    page.click(f"article[data-square='{square}'] button[value='{value}']")
-    page.wait_for_load_state("load")
+    with page.expect_navigation():  # the answer is a new page (a redirect, or the refusal)
+        page.click(f"article[data-square='{square}'] button[value='{value}']")
 
 
 def count(page, square: str, key: str) -> int:

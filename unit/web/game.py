@@ -183,6 +183,11 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
                     if "kv" in form:  # a tap on a card: « residential=4 »
                         key, _, value = form["kv"].partition("=")
                     set_value(holding, key, value, game.kind, language)
+                    if key == "hotel" and game.kind == "classic":  # a hotel is bought for its houses, and back
+                        traded = classic.houses_per_hotel(game.classic, variant_of(game, form.get("variant")))
+                        holding.pop("houses", None)
+                        if not holding.get("hotel"):
+                            holding["houses"] = traded
             else:
                 raise FieldError(i18n.words(language)("web.calc.unknown_action"))
         after = positions.parse(data, loaded.file, root, language, EDITIONS.load)
@@ -342,6 +347,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             values=values,
             fmt=lambda amount: money_text(game.kind, amount, lang),
             groups=group_of(game),
+            group_label=lambda group: group_label(game, group, lang),
             towers=tower_choices(game),
             hazards=HAZARDS,
             bonuses=BONUSES,
@@ -505,10 +511,20 @@ def money_text(kind: str, amount: int, lang: str) -> str:
 
 
 def group_of(game: positions.Game) -> dict[str, str]:
-    """Each square's colour group (edition data, shown on its card)."""
+    """Each square's colour group (edition data, shown on its card); ``station`` or ``utility`` for those."""
     if isinstance(game.edition, CityEdition):
         return {d.name: d.group for d in game.edition.districts.values()}
     return {s.name: getattr(s, "group", s.kind) for s in game.edition.squares.values()}
+
+
+def group_label(game: positions.Game, group: str, lang: str) -> str:
+    """A group as the page names it: the edition's French name of a classic colour (``bleu foncé``)."""
+    if isinstance(game.edition, CityEdition):
+        return group
+    spec = game.edition.groups.get(group)
+    if spec is None:
+        return ""  # a station or a utility: its name says it
+    return str(spec["fr"]).split(" (")[0] if lang == "fr" else group.replace("_", " ")
 
 
 def tower_choices(game: positions.Game) -> list[str]:
