@@ -109,8 +109,16 @@
   const keys = $("keys");
   if (keys) {
     let last = null;
+    const amount = (element) => !!(element && element.classList && element.classList.contains("amount"));
+    // Shown while an amount is being typed (and only with this script: without it they would do nothing).
     document.addEventListener("focusin", (event) => {
-      if (event.target.classList && event.target.classList.contains("amount")) last = event.target;
+      keys.hidden = !amount(event.target);
+      if (amount(event.target)) last = event.target;
+    });
+    document.addEventListener("focusout", () => {
+      setTimeout(() => {
+        keys.hidden = !amount(document.activeElement);
+      }, 0);
     });
     keys.addEventListener("pointerdown", (event) => event.preventDefault()); // keep the field's focus
     keys.addEventListener("click", (event) => {
