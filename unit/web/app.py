@@ -215,7 +215,7 @@ def client_key(request: Request) -> str:
 
 
 def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None) -> Starlette:
-    from unit.web import game  # its pages use this module's Web: imported once it is defined
+    from unit.web import editions, game  # their pages use this module's Web: imported once it is defined
 
     web = Web(state_dir, language, data_dir)
 
@@ -351,13 +351,14 @@ def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str
             Route("/pair/request", pair_request, methods=["POST"]),
             Route("/pair", pair, methods=["POST"]),
             *game.routes(web, web.store),
+            *editions.routes(web, web.store),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],
         exception_handlers={404: not_found, 405: not_allowed},
         lifespan=lifespan,
     )
     app.state.web = web
-    app.add_middleware(BodyLimit)
+    app.add_middleware(BodyLimit, larger={editions.UPLOAD_PATH: editions.MAX_UPLOAD}, explain=editions.too_large(web))
     return app
 
 

@@ -17,6 +17,7 @@ import os
 import secrets
 import time
 from collections import OrderedDict, deque
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -108,19 +109,33 @@ class RateLimit:
 
 
 class BodyLimit:
-    """ASGI middleware: a request body over ``limit`` bytes is answered 413 before the app sees it."""
+    """ASGI middleware: a request body over ``limit`` bytes is answered 413 before the app sees it.
 
-    def __init__(self, app: Any, limit: int = MAX_BODY):
+    ``larger`` gives a few paths a larger, still bounded, limit (an edition's upload); ``explain(scope,
+    limit)``, if given, words the refusal on those paths.
+    """
+
+    def __init__(
+        self,
+        app: Any,
+        limit: int = MAX_BODY,
+        larger: dict[str, int] | None = None,
+        explain: Callable[[dict, int], str] | None = None,
+    ):
         self.app = app
         self.limit = limit
+        self.larger = larger or {}
+        self.explain = explain
 
     async def __call__(self, scope, receive, send):
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
+        limit = self.larger.get(scope["path"], self.limit)
+        text = self.explain(scope, limit) + "\n" if self.explain and scope["path"] in self.larger else None
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > self.limit):
-            return await _too_large(send)
+        if length is not None and (not length.isdigit() or int(length) > limit):
+            return await _too_large(send, text)
         if scope["method"] in ("GET", "HEAD"):
             return await self.app(scope, receive, send)
         body = b""
@@ -129,8 +144,8 @@ class BodyLimit:
             if message["type"] != "http.request":
                 return
             body += message.get("body", b"")
-            if len(body) > self.limit:
-                return await _too_large(send)
+            if len(body) > limit:
+                return await _too_large(send, text)
             if not message.get("more_body"):
                 break
         sent = False
@@ -145,6 +160,7 @@ class BodyLimit:
         return await self.app(scope, replay, send)
 
 
-async def _too_large(send) -> None:
-    await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", b"text/plain")]})
-    await send({"type": "http.response.body", "body": b"request body too large\n"})
+async def _too_large(send, text: str | None = None) -> None:
+    kind = b"text/plain; charset=utf-8" if text else b"text/plain"
+    await send({"type": "http.response.start", "status": 413, "headers": [(b"content-type", kind)]})
+    await send({"type": "http.response.body", "body": (text or "request body too large\n").encode()})

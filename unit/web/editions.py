@@ -1,0 +1,711 @@
+"""The Editions pages: the built-in boards, and a Monopoly City edition entered card by card on the phone.
+
+Monopoly City's district values are printed only on its 22 cards, so the table
+types them in once, one card at a time: name, colour group, price, the two
+building costs, the nine rents and the group's skyscraper price; then the
+edition's own values (its name, the starting cash, GO's salary, the industry
+tax, what each hazard is worth). These are exactly the fields of a City
+edition file (``monopoly-city edition template city``).
+
+Every field is checked as it is typed by the loader itself: the page sends the
+card, the server puts it into the edition file and reads that with
+:func:`unit.calculator.edition.parse`, and each wrong field gets the loader's
+own message in the page's language. No rule is written in JavaScript.
+
+The draft is the edition file itself with fewer districts: the loader reads a
+City edition with any number of districts and values left ``null``, so a card
+is written the moment it is valid and ``monopoly-city board NAME.edition.yaml``
+reads the file at every step. The file is rewritten from the loaded edition
+(amounts as the cards print them, French style): comments of an uploaded file
+do not survive the first change made on the phone.
+
+Who may edit: anyone who loaded a page (the calculator works without a running
+unit, so it cannot need the unit's pairing). Every state-changing request is a
+same-origin POST with the session's CSRF token and a bounded body
+(:meth:`Web.checked_form`); the upload, whose body is the file, makes the same
+checks with the token in the ``X-CSRF-Token`` header and is bounded at
+:data:`MAX_UPLOAD`. Reading and downloading are open.
+
+Routes (``/editions``):
+
+- ``GET /editions``: the built-in editions (read only) and the table's own, a new one, an upload;
+- ``POST /editions/new``: an empty City edition ``name``;
+- ``GET /editions/{name}``: a City edition's cards, progress and values (a classic one: its summary);
+- ``GET /editions/{name}/card``: a card's form (``?n=K``: the K-th card; without it, a new card);
+- ``POST /editions/{name}/card`` and ``POST /editions/{name}/values``: check (``check=1``) or save;
+  JSON for the page's script (``Accept: application/json``), a page or a redirect for a plain form; a card
+  with ``auto=1`` (the page's script, after each pause in typing) is saved if it is right, else checked;
+- ``POST /editions/{name}/card/delete``: take the card ``n`` out;
+- ``GET /editions/{name}/download``: the file, built-in ones too;
+- ``GET /editions/{kind}/template``: ``monopoly-city edition template KIND`` (city, europe-1991);
+- ``POST /editions/upload?name=NAME``: the body is the file (at most :data:`MAX_UPLOAD` bytes).
+"""
+
+from __future__ import annotations
+
+import copy
+import json
+import secrets
+from collections.abc import Callable
+from importlib import resources
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response
+from starlette.routing import BaseRoute, Route
+
+from unit import i18n, yamlfile
+from unit.calculator import edition, money
+from unit.calculator.commands import TEMPLATES
+from unit.calculator.edition import HAZARDS, SHIPPED, CityEdition, ClassicEdition
+from unit.errors import Text, UserError
+from unit.fields import name_key
+from unit.web.app import SECURITY_HEADERS, Web, refuse, same_origin, see_other
+from unit.web.store import NAME_RE, Changed, Store
+
+KIND = "edition"
+#: Monopoly City has 22 districts (reference/rules.md): the progress counts complete cards out of these.
+CITY_DISTRICTS = 22
+UPLOAD_PATH = "/editions/upload"
+#: The largest upload: 22 cards with 40-letter names and 7-digit amounts make 6.0 KB, classic-fr.yaml 7.8 KB,
+#: the commented City template 6.7 KB (``python -m unit.web.editions`` prints them): 256 KiB is 30 times more.
+MAX_UPLOAD = 256 * 1024
+RENT_FIELDS = tuple(f"rent{j}" for j in range(edition.CITY_RENT_LEVELS))
+CARD_AMOUNTS = ("price", "residential_cost", "industrial_cost")
+CARD_FIELDS = ("name", "group", *CARD_AMOUNTS, *RENT_FIELDS, "skyscraper_cost")
+VALUE_FIELDS = ("name", "starting_cash", "go_salary", "industry_tax", *HAZARDS)
+#: What stands for a wrong field while the others are checked (never written): a name nobody types, and a
+#: rent of 0 (a null inside the nine rents is itself wrong); any other field is left null.
+SET_ASIDE: dict[str, object] = {"name": "\x00name", "group": "\x00group"} | dict.fromkeys(RENT_FIELDS, 0)
+
+
+def source_of(name: str) -> str:
+    """How the loader names the file in its lines: the file's name, never its folder."""
+    return f"{name}.edition.yaml"
+
+
+# --- the edition as data, and back to its file -----------------------------------------------------
+
+
+def document(ed: CityEdition) -> dict:
+    """The edition as the loader reads it: plain values, amounts as whole numbers."""
+    return {
+        "game": "city",
+        "name": ed.name,
+        "starting_cash": ed.starting_cash,
+        "go_salary": ed.go_salary,
+        "industry_tax": ed.industry_tax,
+        "hazards": dict(ed.hazards),
+        "groups": [
+            {
+                "name": group.name,
+                "skyscraper_cost": group.skyscraper_cost,
+                "districts": [
+                    {
+                        "name": d.name,
+                        "price": d.price,
+                        "residential_cost": d.residential_cost,
+                        "industrial_cost": d.industrial_cost,
+                        "rents": None if d.rents is None else list(d.rents),
+                    }
+                    for d in (ed.districts[n] for n in group.districts)
+                ],
+            }
+            for group in ed.groups.values()
+        ],
+    }
+
+
+def amount_text(value: int | None) -> str:
+    """An amount as the cards print it (``"2,5M"``, ``"500k"``), or a plain number; ``null`` for none."""
+    if value is None:
+        return "null"
+    if value % 1000 == 0 and value >= 1000:
+        return json.dumps(money.city(value, "fr").removeprefix("M "), ensure_ascii=False)
+    return str(value)
+
+
+def quoted(text: str) -> str:
+    """``text`` as a YAML double-quoted scalar: JSON's quoting, and every invisible character escaped."""
+    out = json.dumps(text, ensure_ascii=False)
+    return "".join(
+        c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in out
+    )
+
+
+def render(ed: CityEdition) -> str:
+    """The edition file: the template's layout, one district a line, read back by the loader to ``ed``."""
+    q = quoted
+    hazards = ", ".join(f"{h}: {'null' if ed.hazards[h] is None else ed.hazards[h]}" for h in HAZARDS)
+    lines = [
+        "# Monopoly City: an edition entered card by card on the phone (monopoly-city serve, Editions).",
+        "# The command line reads it as it is: monopoly-city board THIS-FILE",
+        "game: city",
+        f"name: {q(ed.name)}",
+        f"starting_cash: {amount_text(ed.starting_cash)}",
+        f"go_salary: {amount_text(ed.go_salary)}",
+        f"industry_tax: {amount_text(ed.industry_tax)}",
+        f"hazards: {{{hazards}}}",
+        "groups:" if ed.groups else "groups: []",
+    ]
+    for group in ed.groups.values():
+        lines += [
+            f"  - name: {q(group.name)}",
+            f"    skyscraper_cost: {amount_text(group.skyscraper_cost)}",
+            "    districts:",
+        ]
+        for d in (ed.districts[n] for n in group.districts):
+            rents = "null" if d.rents is None else "[" + ", ".join(amount_text(r) for r in d.rents) + "]"
+            lines.append(
+                f"      - {{name: {q(d.name)}, price: {amount_text(d.price)}, "
+                f"residential_cost: {amount_text(d.residential_cost)}, "
+                f"industrial_cost: {amount_text(d.industrial_cost)}, rents: {rents}}}"
+            )
+    return "\n".join(lines) + "\n"
+
+
+def empty(title: str) -> CityEdition:
+    """A new City edition: no district yet, the prison worth 4 blocks (the rules), the starting cash."""
+    data = {"game": "city", "name": title, "hazards": {"prison": 4}, "groups": []}
+    return edition.parse(data, "new")  # type: ignore[return-value]  # game: city
+
+
+def cards(ed: CityEdition) -> list[tuple[str, edition.District]]:
+    """Every card in the file's order: (its group, the district)."""
+    return [(group.name, ed.districts[n]) for group in ed.groups.values() for n in group.districts]
+
+
+def complete(ed: CityEdition, group: str, district: edition.District) -> bool:
+    """Every value of the card copied (a null is a value still to copy)."""
+    values = (district.price, district.residential_cost, district.industrial_cost, district.rents)
+    return all(v is not None for v in values) and ed.groups[group].skyscraper_cost is not None
+
+
+def progress(ed: CityEdition) -> int:
+    """How many of the 22 cards are complete."""
+    return sum(complete(ed, group, d) for group, d in cards(ed))
+
+
+def progress_text(done: int, language: str) -> str:
+    """« 14 quartiers sur 22 », « 1 quartier sur 22 »."""
+    key = "web.edition.progress_one" if done <= 1 else "web.edition.progress"
+    return i18n.words(language)(key, n=done, total=CITY_DISTRICTS)
+
+
+# --- checking a form with the loader --------------------------------------------------------------
+
+
+def blank(text: str | None) -> str | None:
+    """A form field as a file value: empty is ``null`` (still to copy)."""
+    text = (text or "").strip()
+    return text or None
+
+
+def whole(text: str | None) -> object:
+    """A count typed in a form, as YAML would read it: digits are a number, anything else stays text."""
+    value = blank(text)
+    return int(value) if value is not None and value.isascii() and value.isdigit() and len(value) <= 9 else value
+
+
+Build = Callable[[dict], tuple[dict, dict[str, str]]]
+
+
+def checked(build: Build, values: dict, source: str, language: str) -> tuple[dict[str, str], CityEdition | None]:
+    """Each wrong field's message from the loader, and the edition when every field is right.
+
+    ``build(values)`` gives the edition file's data and the place of each field in it. The loader stops at
+    the first wrong value: its field is noted, set aside (null, or a placeholder for a name) and the file
+    read again, until it loads. So every field gets exactly the loader's message (an empty rent beside
+    typed ones too: the page shows a field's message once it was typed in).
+    """
+    words = i18n.words(language)
+    errors: dict[str, str] = {}
+    values = dict(values)
+    while True:  # each turn sets one more field aside: at most one turn per field
+        data, places = build(values)
+        try:
+            loaded = edition.parse(data, source, language)
+        except UserError as error:
+            field = places.get(error.where.removeprefix(f"{source}: "))
+            if field is None or field in errors:
+                errors["_"] = error.say(words)  # not one of the form's fields: the whole line
+                return errors, None
+            errors[field] = error.message.say(words) if isinstance(error.message, Text) else error.message
+            values[field] = SET_ASIDE.get(field)
+            continue
+        return errors, None if errors else loaded  # type: ignore[return-value]  # game: city
+
+
+def card_builder(ed: CityEdition, old: int | None) -> Build:
+    """The edition file with the card put in (``old``: the place of the card it replaces)."""
+    base = document(ed)
+
+    def build(values: dict) -> tuple[dict, dict[str, str]]:
+        data = copy.deepcopy(base)
+        groups = data["groups"]
+        previous: tuple[dict, int] | None = None
+        if old is not None:
+            flat = [(group, d) for group in groups for d in range(len(group["districts"]))]
+            group, d = flat[old]
+            del group["districts"][d]
+            previous = (group, d)
+        rents = [values[f] for f in RENT_FIELDS]
+        card = {
+            "name": values["name"],
+            **{key: values[key] for key in CARD_AMOUNTS},
+            "rents": None if all(r is None for r in rents) else rents,
+        }
+        typed = values["group"]  # "Rouge" is the group "rouge" already entered, as names compare everywhere
+        same = lambda name: isinstance(typed, str) and name_key(name) == name_key(typed)  # noqa: E731
+        target = next((group for group in groups if same(group["name"])), None)
+        if target is None:
+            target = {"name": values["group"], "skyscraper_cost": None, "districts": []}
+            groups.append(target)
+        if previous is not None and previous[0] is target:
+            target["districts"].insert(previous[1], card)
+        else:
+            target["districts"].append(card)
+        target["skyscraper_cost"] = values["skyscraper_cost"]
+        data["groups"] = [group for group in groups if group["districts"]]
+        g = next(i for i, group in enumerate(data["groups"]) if group is target)
+        d = next(i for i, item in enumerate(target["districts"]) if item is card)
+        at = f"groups[{g}].districts[{d}]"
+        places = {f"groups[{g}].name": "group", f"groups[{g}].skyscraper_cost": "skyscraper_cost"}
+        places |= {f"{at}.{key}": key for key in ("name", *CARD_AMOUNTS)}
+        places |= {f"{at}.rents[{j}]": f for j, f in enumerate(RENT_FIELDS)} | {f"{at}.rents": RENT_FIELDS[0]}
+        return data, places
+
+    return build
+
+
+def values_builder(ed: CityEdition) -> Build:
+    """The edition file with its own values (name, amounts, hazards) as typed."""
+    base = document(ed)
+
+    def build(values: dict) -> tuple[dict, dict[str, str]]:
+        data = copy.deepcopy(base)
+        data["name"] = values["name"]
+        for key in ("starting_cash", "go_salary", "industry_tax"):
+            data[key] = values[key]
+        if data["starting_cash"] is None:
+            del data["starting_cash"]  # the rules' own amount
+        data["hazards"] = {h: values[h] for h in HAZARDS}
+        places = {key: key for key in VALUE_FIELDS if key not in HAZARDS} | {f"hazards.{h}": h for h in HAZARDS}
+        return data, places
+
+    return build
+
+
+def card_values(fields: dict[str, str]) -> dict:
+    return {key: blank(fields.get(key)) for key in CARD_FIELDS}
+
+
+def edition_values(fields: dict[str, str]) -> dict:
+    return {key: whole(fields.get(key)) if key in HAZARDS else blank(fields.get(key)) for key in VALUE_FIELDS}
+
+
+# --- the shown values ------------------------------------------------------------------------------
+
+
+def shown_amount(value: int | None, language: str) -> str:
+    """An amount in a form field, as the table writes it (``2,5M``); empty for none."""
+    return "" if value is None else money.city(value, language).removeprefix("M ")
+
+
+def card_form(ed: CityEdition, n: int | None, language: str) -> dict[str, str]:
+    """The form's fields for the card ``n`` (empty for a new card)."""
+    if n is None:
+        return {key: "" for key in CARD_FIELDS}
+    group, d = cards(ed)[n]
+    form = {"name": d.name, "group": group, "skyscraper_cost": shown_amount(ed.groups[group].skyscraper_cost, language)}
+    form |= {key: shown_amount(getattr(d, key), language) for key in CARD_AMOUNTS}
+    form |= {f: shown_amount(None if d.rents is None else d.rents[j], language) for j, f in enumerate(RENT_FIELDS)}
+    return form
+
+
+def values_form(ed: CityEdition, language: str) -> dict[str, str]:
+    form = {"name": ed.name, **{h: "" if ed.hazards[h] is None else str(ed.hazards[h]) for h in HAZARDS}}
+    amounts = ("starting_cash", "go_salary", "industry_tax")
+    return form | {key: shown_amount(getattr(ed, key), language) for key in amounts}
+
+
+def shipped_text(name: str) -> str:
+    return resources.files("unit.calculator").joinpath(f"editions/{name}.yaml").read_text(encoding="utf-8")
+
+
+# --- the routes -------------------------------------------------------------------------------------
+
+
+def wants_json(request: Request) -> bool:
+    return "application/json" in request.headers.get("accept", "")
+
+
+def answer(obj: dict, status: int = 200) -> JSONResponse:
+    return JSONResponse(obj, status_code=status, headers=SECURITY_HEADERS)
+
+
+def too_large(web: Web) -> Callable[[dict, int], str]:
+    """The upload's refusal over :data:`MAX_UPLOAD` (said by the body limit): the loader's line."""
+
+    def explain(scope: dict, limit: int) -> str:
+        request = Request(scope)
+        name = request.query_params.get("name", "")
+        words = i18n.words(web.lang(request))
+        where = source_of(name) if NAME_RE.match(name) else KIND
+        return UserError(where, Text("errors.too_large", limit=limit, what=Text("errors.a.edition"))).say(words)
+
+    return explain
+
+
+def routes(web: Web, store: Store) -> list[BaseRoute]:
+    """The Editions pages on ``web``, the table's files in ``store``."""
+
+    def stored(name: str, language: str = "fr") -> tuple[object, str, str | None]:
+        """(the edition or the loader's error, the file's text, its version); FileNotFoundError when none."""
+        text, version = store.read(KIND, name)
+        source = source_of(name)
+        try:
+            loaded: object = edition.parse(yamlfile.parse(text, source, what=KIND), source, language)
+        except UserError as error:
+            loaded = error
+        return loaded, text, version
+
+    def find(request: Request) -> tuple[str, CityEdition, str] | Response:
+        """The City edition the path names, with its version; or the refusal to answer."""
+        name = request.path_params["name"]
+        try:
+            loaded, _text, version = stored(name)
+        except (FileNotFoundError, UserError):
+            return refuse(404, "not found")
+        if not isinstance(loaded, CityEdition) or version is None:
+            return refuse(404, "not a City edition")
+        return name, loaded, version
+
+    def said(error: UserError, request: Request) -> str:
+        return error.say(i18n.words(web.lang(request)))
+
+    async def index(request: Request) -> Response:
+        return list_page(request)
+
+    def list_page(request: Request, status: int = 200, **extra: Any) -> Response:
+        lang = web.lang(request)
+        shipped = []
+        for name in SHIPPED:
+            builtin = edition.load(name, language=lang)
+            shipped.append({"name": name, "title": builtin.name, "game": builtin.game})
+        own = []
+        for name in store.names(KIND):
+            try:
+                loaded, _text, _version = stored(name, lang)
+            except (FileNotFoundError, UserError):
+                continue
+            item: dict[str, Any] = {"name": name, "game": getattr(loaded, "game", None)}
+            if isinstance(loaded, CityEdition):
+                item |= {"title": loaded.name, "done": progress(loaded), "cards": len(loaded.districts)}
+            elif isinstance(loaded, ClassicEdition):
+                item |= {"title": loaded.name}
+            else:
+                item |= {"title": name, "error": said(loaded, request) if isinstance(loaded, UserError) else ""}
+            own.append(item)
+        response = web.page(
+            request, "edition_list", shipped=shipped, own=own, total=CITY_DISTRICTS, **({"new_error": ""} | extra)
+        )
+        response.status_code = status
+        return response
+
+    async def new(request: Request) -> Response:
+        _session, fields, refusal = await web.checked_form(request)
+        if refusal is not None:
+            return refusal
+        name = fields.get("name", "").strip()
+        try:
+            if name in SHIPPED:
+                raise UserError(source_of(name), Text("web.edition.reserved"))
+            store.path(KIND, name)
+            if store.version(KIND, name) is not None:
+                raise UserError(source_of(name), Text("web.edition.exists"))
+            store.write(KIND, name, render(empty(f"Monopoly City ({name})")), None)
+        except UserError as error:
+            return list_page(request, 400, new_error=said(error, request), new_name=name)
+        return see_other(f"/editions/{name}")
+
+    async def show(request: Request) -> Response:
+        name = request.path_params["name"]
+        lang = web.lang(request)
+        if name in SHIPPED:
+            loaded: object = edition.load(name, language=lang)
+            version = None
+        else:
+            try:
+                loaded, _text, version = stored(name, lang)
+            except (FileNotFoundError, UserError):
+                return refuse(404, "not found")
+        context: dict[str, Any] = {"slug": name, "shipped": name in SHIPPED, "total": CITY_DISTRICTS}
+        if isinstance(loaded, UserError):
+            return web.page(request, "edition", broken=said(loaded, request), **context)
+        if isinstance(loaded, ClassicEdition):
+            return web.page(request, "edition", classic=loaded, **context)
+        assert isinstance(loaded, CityEdition)
+        listed = [
+            {"n": n, "group": group, "name": d.name, "complete": complete(loaded, group, d)}
+            for n, (group, d) in enumerate(cards(loaded))
+        ]
+        message = request.query_params.get("m", "")
+        return web.page(
+            request,
+            "edition",
+            city=loaded,
+            cards=listed,
+            done=progress(loaded),
+            form=values_form(loaded, lang),
+            errors={},
+            version=version,
+            message=message if message in ("saved", "deleted") else "",
+            hazards=HAZARDS,
+            **context,
+        )
+
+    def card_page(request: Request, name: str, ed: CityEdition, version: str, n: int | None, **values: Any):
+        lang = web.lang(request)
+        return web.page(
+            request,
+            "edition_card",
+            slug=name,
+            city=ed,
+            n=n,
+            city_card_name=None if n is None else cards(ed)[n][1].name,
+            version=version,
+            done=progress(ed),
+            total=CITY_DISTRICTS,
+            groups=list(ed.groups),
+            rents=RENT_FIELDS,
+            amounts=CARD_AMOUNTS,
+            **({"form": card_form(ed, n, lang), "errors": {}, "saved_name": None} | values),
+        )
+
+    async def card(request: Request) -> Response:
+        found = find(request)
+        if isinstance(found, Response):
+            return found
+        name, ed, version = found
+        n = _index(request.query_params.get("n"), len(ed.districts))
+        saved = _index(request.query_params.get("saved"), len(ed.districts))
+        if saved is None:
+            return card_page(request, name, ed, version, n)
+        group, district = cards(ed)[saved]
+        form = card_form(ed, n, web.lang(request))
+        if n is None:  # the next card, most likely of the same group: its group and skyscraper already there
+            form |= {"group": group, "skyscraper_cost": card_form(ed, saved, web.lang(request))["skyscraper_cost"]}
+        return card_page(request, name, ed, version, n, saved_name=district.name, form=form)
+
+    async def save(request: Request, what: str) -> Response:
+        _session, fields, refusal = await web.checked_form(request)
+        if refusal is not None:
+            return refusal
+        found = find(request)
+        if isinstance(found, Response):
+            return found
+        name, ed, version = found
+        lang = web.lang(request)
+        source = source_of(name)
+        if what == "card":
+            n = _index(fields.get("n"), len(ed.districts))
+            if fields.get("n") and n is None:
+                return refuse(400, "no such card")
+            errors, result = checked(card_builder(ed, n), card_values(fields), source, lang)
+        else:
+            n = None
+            errors, result = checked(values_builder(ed), edition_values(fields), source, lang)
+        auto = bool(fields.get("auto")) and what == "card"  # saved as typed when right, else only checked
+        if fields.get("check") or result is None:
+            status = 200 if fields.get("check") or auto else 400
+            if wants_json(request):
+                return answer({"ok": result is not None, "errors": errors}, status)
+            return invalid(request, name, ed, version, what, n, fields, errors, status)
+        try:
+            new_version = store.write(KIND, name, render(result), fields.get("version") or version)
+        except Changed:
+            line = said(UserError(source, Text("web.edition.changed")), request)
+            if wants_json(request):
+                return answer({"ok": False, "errors": {"_": line}}, 409)
+            return invalid(request, name, ed, version, what, n, fields, {"_": line}, 409)
+        if what == "card":
+            placed = next(i for i, (_g, d) in enumerate(cards(result)) if d.name == blank(fields.get("name")))
+            location = f"/editions/{name}/card?saved={placed}"
+        else:
+            placed, location = None, f"/editions/{name}?m=saved"
+        if wants_json(request):
+            saved = {"ok": True, "errors": {}, "version": new_version, "n": placed, "done": progress(result)}
+            saved["progress"] = progress_text(progress(result), lang)
+            return answer(saved if auto else saved | {"location": location})
+        return see_other(location)
+
+    def invalid(request, name, ed, version, what, n, fields, errors, status=400) -> Response:
+        """The form again, as typed, each wrong field with the loader's message (a page without script)."""
+        typed = {key: fields.get(key, "") for key in (CARD_FIELDS if what == "card" else VALUE_FIELDS)}
+        if what == "card":
+            response = card_page(request, name, ed, version, n, form=typed, errors=errors)
+        else:
+            response = web.page(
+                request,
+                "edition",
+                slug=name,
+                shipped=False,
+                total=CITY_DISTRICTS,
+                city=ed,
+                cards=[
+                    {"n": i, "group": g, "name": d.name, "complete": complete(ed, g, d)}
+                    for i, (g, d) in enumerate(cards(ed))
+                ],
+                done=progress(ed),
+                form=typed,
+                errors=errors,
+                version=version,
+                message="",
+                hazards=HAZARDS,
+            )
+        response.status_code = status
+        return response
+
+    async def save_card(request: Request) -> Response:
+        return await save(request, "card")
+
+    async def save_values(request: Request) -> Response:
+        return await save(request, "values")
+
+    async def delete_card(request: Request) -> Response:
+        """A card entered by mistake taken out (its group too when it was the last one)."""
+        _session, fields, refusal = await web.checked_form(request)
+        if refusal is not None:
+            return refusal
+        found = find(request)
+        if isinstance(found, Response):
+            return found
+        name, ed, version = found
+        n = _index(fields.get("n"), len(ed.districts))
+        if n is None:
+            return refuse(400, "no such card")
+        data = document(ed)
+        flat = [(group, d) for group in data["groups"] for d in range(len(group["districts"]))]
+        group, d = flat[n]
+        del group["districts"][d]
+        data["groups"] = [group for group in data["groups"] if group["districts"]]
+        left: CityEdition = edition.parse(data, source_of(name))  # type: ignore[assignment]  # fewer districts
+        try:
+            store.write(KIND, name, render(left), fields.get("version") or version)
+        except Changed:
+            return refuse(409, said(UserError(source_of(name), Text("web.edition.changed")), request))
+        return see_other(f"/editions/{name}?m=deleted")
+
+    async def download(request: Request) -> Response:
+        name = request.path_params["name"]
+        if name in SHIPPED:
+            text, filename = shipped_text(name), f"{name}.yaml"
+        else:
+            try:
+                text, _version = store.read(KIND, name)
+            except (FileNotFoundError, UserError):
+                return refuse(404, "not found")
+            filename = source_of(name)
+        headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{filename}"'}
+        return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
+
+    async def template(request: Request) -> Response:
+        """The commented template of ``monopoly-city edition template KIND``, in the page's language."""
+        kind = request.path_params["kind"]
+        if kind not in TEMPLATES:
+            return refuse(404, "not found")
+        folder = resources.files("unit.calculator").joinpath("editions")
+        translated = folder.joinpath(TEMPLATES[kind].replace(".yaml", f".{web.lang(request)}.yaml"))
+        text = (translated if translated.is_file() else folder.joinpath(TEMPLATES[kind])).read_text(encoding="utf-8")
+        headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{TEMPLATES[kind]}"'}
+        return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
+
+    async def upload(request: Request) -> Response:
+        # checked_form's checks, with the token in a header: the body is the file itself.
+        if not same_origin(request):
+            return refuse(403, "cross-site request refused")
+        session = web.session(request)
+        if session is None:
+            return refuse(403, "no session: load a page first")
+        token = request.headers.get("x-csrf-token", "")
+        if not secrets.compare_digest(token.encode(), web.signer.csrf(str(session.get("id", ""))).encode()):
+            return refuse(403, "missing or wrong CSRF token")
+        name = request.query_params.get("name", "").strip()
+        lang = web.lang(request)
+        try:
+            if name in SHIPPED:
+                raise UserError(source_of(name), Text("web.edition.reserved"))
+            store.path(KIND, name)
+            source = source_of(name)
+            body = await request.body()  # bounded by BodyLimit at MAX_UPLOAD
+            edition.parse(yamlfile.parse(body, source, what=KIND), source, lang)
+            if store.version(KIND, name) is not None:
+                raise UserError(source, Text("web.edition.exists"))
+            store.write(KIND, name, body.decode("utf-8"), None)
+        except UserError as error:
+            return answer({"ok": False, "error": said(error, request)}, 409 if isinstance(error, Changed) else 400)
+        return answer({"ok": True, "location": f"/editions/{name}"})
+
+    return [
+        Route("/editions", index, methods=["GET"]),
+        Route("/editions/new", new, methods=["POST"]),
+        Route(UPLOAD_PATH, upload, methods=["POST"]),
+        Route("/editions/{name}", show, methods=["GET"]),
+        Route("/editions/{name}/card", card, methods=["GET"]),
+        Route("/editions/{name}/card", save_card, methods=["POST"]),
+        Route("/editions/{name}/values", save_values, methods=["POST"]),
+        Route("/editions/{name}/card/delete", delete_card, methods=["POST"]),
+        Route("/editions/{name}/download", download, methods=["GET"]),
+        Route("/editions/{kind}/template", template, methods=["GET"]),
+    ]
+
+
+def _index(text: str | None, count: int) -> int | None:
+    """A card's place from a query or a form (``0`` to ``count - 1``), None for anything else."""
+    if text is None or not text.isascii() or not text.isdigit() or len(text) > 3:
+        return None
+    n = int(text)
+    return n if n < count else None
+
+
+def measure(runs: int = 300) -> None:
+    """``python -m unit.web.editions``: the sizes behind :data:`MAX_UPLOAD` and the server time of a check."""
+    import time
+
+    folder = resources.files("unit.calculator").joinpath("editions")
+    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
+        if entry.name.endswith(".yaml"):
+            print(f"{entry.name}: {len(entry.read_bytes())} bytes")
+    data = document(empty("Monopoly City (" + "x" * 40 + ")"))
+    amount = 1_234_567  # the longest way an amount is written
+    district = {"price": amount, "residential_cost": amount, "industrial_cost": amount, "rents": [amount] * 9}
+    sizes = (2, 3, 3, 3, 3, 3, 3, 2)  # 22 districts in 8 groups
+    data["groups"] = [
+        {
+            "name": f"{'g' * 40}{g}",
+            "skyscraper_cost": amount,
+            "districts": [{"name": f"{'d' * 40}{g}-{d}", **district} for d in range(size)],
+        }
+        for g, size in enumerate(sizes)
+    ]
+    full: CityEdition = edition.parse(data, "full")  # type: ignore[assignment]
+    text = render(full)
+    print(f"22 cards, 40-letter names, every amount 7 digits: {len(text.encode())} bytes; MAX_UPLOAD {MAX_UPLOAD}")
+    right = card_form(full, 10, "fr")
+    wrong = right | {key: "-1" for key in (*CARD_AMOUNTS, *RENT_FIELDS, "skyscraper_cost")} | {"name": ""}
+    for label, typed in (("a right card", right), ("a card with 14 wrong fields", wrong)):
+        times = []
+        for _ in range(runs):
+            start = time.perf_counter()
+            errors, result = checked(card_builder(full, 10), card_values(typed), "x.edition.yaml", "fr")
+            if result is not None:
+                render(result)
+            times.append((time.perf_counter() - start) * 1000)
+        times.sort()
+        p50, p99 = times[len(times) // 2], times[int(len(times) * 0.99) - 1]
+        print(f"check of {label} in a 22-card edition ({len(errors)} messages): p50 {p50:.2f} ms, p99 {p99:.2f} ms")
+
+
+if __name__ == "__main__":
+    measure()
