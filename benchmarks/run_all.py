@@ -22,6 +22,7 @@ import simulate_speed  # noqa: E402
 import startup  # noqa: E402
 import timing_accuracy  # noqa: E402
 import web_calc  # noqa: E402
+import web_editions  # noqa: E402
 import web_latency  # noqa: E402
 
 DOC = HERE.parent / "docs" / "performance.md"
@@ -111,6 +112,24 @@ def web_calc_rows(w: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def web_editions_rows(w: dict) -> list[tuple[str, str]]:
+    """A card's check as it is typed (benchmarks/web_editions.py), on a 22-district edition."""
+    rows = []
+    for label, part in (("", w), (", **10 % of one core**", w.get("limited"))):
+        if part is None:
+            rows.append(("Editions: a card's check under a CPU limit", w["limit"]))
+            continue
+        for case in ("right card", "14 wrong fields"):
+            f = part[case]
+            rows.append(
+                (
+                    f"Editions: checking a card as it is typed, {case} ({f['n']} requests{label})",
+                    f"p50 {f['p50_ms']:.1f} ms, p99 {f['p99_ms']:.1f} ms, max {f['max_ms']:.1f} ms",
+                )
+            )
+    return rows
+
+
 def main() -> None:
     steps = [
         ("timing", lambda: timing_accuracy.measure(runs=5, seconds=6.0)),
@@ -122,6 +141,7 @@ def main() -> None:
         ("frame", lambda: frame_cost.measure(frames=500)),
         ("web", lambda: web_latency.measure()),
         ("web_calc", lambda: web_calc.measure()),
+        ("web_editions", lambda: web_editions.measure()),
     ]
     f = {}
     for name, run in steps:
@@ -182,6 +202,7 @@ def main() -> None:
         ),
         *web_rows(f["web"]),
         *web_calc_rows(f["web_calc"]),
+        *web_editions_rows(f["web_editions"]),
     ]
     today = datetime.date.today().isoformat()
     lines = [
@@ -234,6 +255,9 @@ def main() -> None:
         "  loopback connection (server time plus a loopback round trip; the server reads and checks the files on",
         "  every request); the server's CPU time per request from `/proc/PID/stat`. Then under 10 % of one core",
         "  (`cpulimit.py`), requests 0.25 s apart as a table's taps. Goal: p99 <= 30 ms.",
+        "- **Editions** (`web_editions.py`): the same service and edition; a card's check posted as the page does",
+        "  after a pause in typing, a right card (the loader reads the file once) and one with 14 wrong fields (once",
+        "  per mistake); then under 10 % of one core, 0.25 s apart.",
         "",
     ]
     DOC.write_text("\n".join(lines), encoding="utf-8")
