@@ -222,3 +222,43 @@ if __name__ == "__main__":
     with tempfile.TemporaryDirectory() as tmp, browser() as launched:
         for path in take_screenshots(launched, Path(tmp) / "state", DOC_IMAGES):
             print(path)
+
+
+def test_a_whole_evening_from_the_cards_typed_to_the_fortunes(chromium, tmp_path):
+    """Issue 14 in one go: the cards typed through the form, a game on them, buying and building with taps,
+    a rent and the fortunes, each figure the command line's on the same files."""
+    from test_web_game_browser import buy, cli, create, shown_fortunes, tap
+
+    state = tmp_path / "state"
+    data = state / "calculator"
+    with serving(state) as base, phone(chromium) as page:
+        page.goto(base + "/editions")
+        page.fill("#new-name", "ma-ville")
+        page.click("#create")
+        page.wait_for_url("**/editions/ma-ville")
+        for values in CARDS:
+            page.goto(base + "/editions/ma-ville/card")
+            type_card(page, values)
+            page.click("#save-card")
+            page.wait_for_selector("#message")
+        create(page, base, "soiree", "ma-ville.edition.yaml", "Alice, Bruno")
+        buy(page, 0, "Rue des Lilas")
+        buy(page, 0, "Allée des Pins")
+        buy(page, 1, "Quai du Port")
+        for value in ("residential=1", "residential=2", "industrial=1"):
+            tap(page, "Rue des Lilas", value)
+        tap(page, "Quai du Port", "residential=1")
+
+        page.click("#tab-rent")
+        page.fill("#q", "lilas")
+        page.click("#squares li:not([hidden]) a")
+        page.wait_for_selector("#rent-total")
+        expected = cli(data, "rent", "soiree.game.yaml", "Rue des Lilas")
+        # 3 blocks: the card's value for 3 (50k, 200k, 400k, 600k, ...), as typed; no skyscraper, no tower
+        assert int(page.get_attribute("#rent", "data-rent")) == expected["rent"] == 600_000
+        assert [li.text_content() for li in page.query_selector_all(".explanation li")] == expected["explanation"]
+
+        page.goto(f"{base}/games/soiree/fortunes")
+        expected = cli(data, "fortune", "soiree.game.yaml")
+        assert shown_fortunes(page) == {row["name"]: row["fortune"] for row in expected["players"]}
+        assert expected["winners"][0] in page.text_content("#winner")
