@@ -56,6 +56,7 @@ from starlette.routing import BaseRoute, Route
 
 from unit import i18n, yamlfile
 from unit.calculator import edition, money
+from unit.calculator import position as positions
 from unit.calculator.commands import TEMPLATES
 from unit.calculator.edition import HAZARDS, SHIPPED, CityEdition, ClassicEdition
 from unit.errors import Text, UserError
@@ -362,13 +363,35 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
 
     def stored(name: str, language: str = "fr") -> tuple[object, str, str | None]:
         """(the edition or the loader's error, the file's text, its version); FileNotFoundError when none."""
-        text, version = store.read(KIND, name)
         source = source_of(name)
+        try:
+            text, version = store.read(KIND, name)
+        except UserError as error:  # not UTF-8, too large, not a regular file: listed with its line, never edited
+            return error, "", None
         try:
             loaded: object = edition.parse(yamlfile.parse(text, source, what=KIND), source, language)
         except UserError as error:
             loaded = error
         return loaded, text, version
+
+    def breaks_a_game(name: str, changed: CityEdition, request: Request) -> str | None:
+        """The line saying which game of the folder would no longer read with ``changed`` (a district renamed
+        or taken out that a game holds), or None: the table's games and their edition never disagree."""
+        ref, lang = source_of(name), web.lang(request)
+        for game in store.names("game"):
+            try:
+                text, _version = store.read("game", game)
+                data = yamlfile.parse(text, f"{game}.game.yaml", what="game file")
+                if not isinstance(data, dict) or data.get("edition") != ref:
+                    continue
+            except UserError:
+                continue  # a game that does not read already, or reads another edition: not this change's doing
+            try:
+                positions.parse(data, f"{game}.game.yaml", store.root, lang, load_edition=lambda *_a, **_k: changed)
+            except UserError as error:
+                why = error.say(i18n.words(lang))
+                return said(UserError(ref, Text("web.edition.held", game=f"{game}.game.yaml", why=why)), request)
+        return None
 
     def find(request: Request) -> tuple[str, CityEdition, str] | Response:
         """The City edition the path names, with its version; or the refusal to answer."""
@@ -522,8 +545,13 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             if wants_json(request):
                 return answer({"ok": result is not None, "errors": errors}, status)
             return invalid(request, name, ed, version, what, n, fields, errors, status)
+        held = breaks_a_game(name, result, request)
+        if held is not None:
+            if wants_json(request):
+                return answer({"ok": False, "errors": {"_": held}}, 409)
+            return invalid(request, name, ed, version, what, n, fields, {"_": held}, 409)
         try:
-            new_version = store.write(KIND, name, render(result), fields.get("version") or version)
+            new_version = store.write(KIND, name, render(result), fields.get("version", ""))  # a stale page: refused
         except Changed:
             line = said(UserError(source, Text("web.edition.changed")), request)
             if wants_json(request):
@@ -591,8 +619,11 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         del group["districts"][d]
         data["groups"] = [group for group in data["groups"] if group["districts"]]
         left: CityEdition = edition.parse(data, source_of(name))  # type: ignore[assignment]  # fewer districts
+        held = breaks_a_game(name, left, request)
+        if held is not None:
+            return refuse(409, held)
         try:
-            store.write(KIND, name, render(left), fields.get("version") or version)
+            store.write(KIND, name, render(left), fields.get("version", ""))
         except Changed:
             return refuse(409, said(UserError(source_of(name), Text("web.edition.changed")), request))
         return see_other(f"/editions/{name}?m=deleted")

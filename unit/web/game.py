@@ -38,7 +38,7 @@ from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition
 from unit.calculator.rulebook import words as rule_words
-from unit.errors import MonopolyCityError, UserError, said
+from unit.errors import ArgumentError, MonopolyCityError, UserError, said
 from unit.fields import name_key
 from unit.web.app import SECURITY_HEADERS, Web, refuse, see_other
 from unit.web.store import Changed, Store
@@ -145,6 +145,8 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
         if action == "player":
             field = "new-player"
             name = form.get("value", "").strip()
+            if not player_name_fits(name) or len(players) >= MAX_PLAYERS:
+                raise FieldError(i18n.words(language)("web.calc.player_name", n=PLAYER_NAME_CHARS), field)
             players.append({"name": name, "cash": starting_cash(game), owned: []})
         else:
             if action in ("cash", "buy", "tower", "exemption", "drop"):
@@ -200,9 +202,18 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
     return after
 
 
+MAX_PLAYERS = 12  # a table; the file stays small whatever a phone sends
+PLAYER_NAME_CHARS = 40
+
+
+def player_name_fits(name: str) -> bool:
+    """A player's name as the page takes it: one line of at most PLAYER_NAME_CHARS characters."""
+    return 0 < len(name) <= PLAYER_NAME_CHARS and name.isprintable()
+
+
 def player_index(form: dict[str, str], players: list, language: str) -> int:
     text = form.get("player", "")
-    if not text.isdigit() or int(text) >= len(players):
+    if not (text.isascii() and text.isdigit()) or int(text) >= len(players):  # not '²': isdigit, not int
         raise FieldError(i18n.words(language)("web.calc.no_player"))
     return int(text)
 
@@ -230,7 +241,7 @@ def set_value(holding: dict, key: str, text: str, kind: str, language: str) -> N
     value: Any
     if key in CITY_COUNTS or key == "houses":
         text = text.strip()
-        value = int(text) if text.lstrip("-").isdigit() and len(text) < 6 else text
+        value = int(text) if text.isascii() and text.lstrip("-").isdigit() and len(text) < 6 else text
     elif key in ("hazard", "bonus"):
         value = text or None
     else:
@@ -302,6 +313,8 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         shipped = list(editions.SHIPPED)
         if edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
             return games_list(request, w("web.calc.no_edition"), 400, form)
+        if len(names) > MAX_PLAYERS or not all(player_name_fits(n) for n in names):
+            return games_list(request, w("web.calc.player_name", n=PLAYER_NAME_CHARS), 400, form)
         try:
             store.path("game", name)
             found = editions.load(edition, relative_to=store.root, where="edition", language=lang)
@@ -374,6 +387,8 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             store.write("game", name, positions.dumps(after, loaded.edition_ref), loaded.version)
         except Changed:
             return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
+        except UserError as error:  # too large for the command line, or the disk refused it: nothing written
+            return show_game(request, loaded, form.get("variant"), FieldError(error.say(w)), 507)
         query = {"variant": form["variant"]} if form.get("variant") in VARIANTS else {}
         anchor = form.get("anchor", "")
         return see_other(
@@ -394,17 +409,17 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         report, error, needs_dice = None, "", False
         if chosen:
             kind = next((s["kind"] for s in squares if s["name"] == chosen), None)
-            needs_dice = kind == "utility"
-            dice = int(dice_text) if dice_text.isdigit() and len(dice_text) < 3 else None
-            if needs_dice and dice is None:
-                error = w("web.calc.dice_needed")
-            else:
-                try:
-                    obj, lines = commands.rent_report(game, chosen, dice, lang)
-                    report = {"obj": obj, "title": lines[0], "lines": [x.removeprefix("  • ") for x in lines[1:-1]]}
-                    report["total"] = lines[-1]
-                except UserError as e:
-                    error = said(e.message, w)
+            needs_dice = kind == "utility" and bool(dice_text)  # the buttons stay to change the throw
+            dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
+            try:  # the calculator says whether the dice count (not for a mortgaged or nobody's utility)
+                obj, lines = commands.rent_report(game, chosen, dice, lang)
+                report = {"obj": obj, "title": lines[0], "lines": [x.removeprefix("  • ") for x in lines[1:-1]]}
+                report["total"] = lines[-1]
+            except UserError as e:
+                error = said(e.message, w)
+                if isinstance(e, ArgumentError) and e.argument == "dice":
+                    needs_dice = True
+                    error = w("web.calc.dice_needed") if dice is None else error
         return web.page(
             request,
             "rent",

@@ -15,6 +15,7 @@ one step.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -24,11 +25,12 @@ from pathlib import Path
 
 from unit.errors import Text, UserError
 from unit.files import write_atomically
+from unit.yamlfile import MAX_BYTES  # the command line's own bound: the page never writes what it would refuse
 
 KINDS = ("edition", "game")
 NAME_RE = re.compile(r"^[a-z0-9][a-z0-9-]{0,39}$")
-#: No calculator file is anywhere near this; a larger one is not read whole.
-MAX_BYTES = 1024 * 1024
+#: What each kind is called in the catalog's error lines (errors.what.*, errors.a.*).
+WHAT = {"edition": "edition", "game": "game_file"}
 
 
 def default_root(state_dir: str | Path | None) -> Path:
@@ -56,6 +58,10 @@ class Store:
     def __init__(self, root: str | Path):
         self.root = Path(root)
         self._lock = threading.Lock()
+        for kind in KINDS:  # a write a power cut interrupted (unit.files): the file itself is whole
+            for stale in self.root.glob(f".*.{kind}-*.tmp"):
+                with contextlib.suppress(OSError):
+                    stale.unlink()
 
     def names(self, kind: str) -> list[str]:
         """The names of the files of ``kind`` in the folder, sorted; none when the folder does not exist yet."""
@@ -79,46 +85,61 @@ class Store:
         link); anything else is a UserError naming the file.
         """
         path = self.path(kind, name)
-        data = self._bytes(path)
+        data = self._bytes(path, kind)
         if data is None:
             raise FileNotFoundError(path)
-        return data.decode("utf-8", errors="replace"), version_of(data)
+        try:  # as strict as the command line: a file it refuses is never shown, nor rewritten, as if it were fine
+            text = data.decode("utf-8")
+        except UnicodeDecodeError as error:
+            raise UserError(path.name, Text("errors.not_utf8", at=error.start, what=_what(kind))) from None
+        return text, version_of(data)
 
     def version(self, kind: str, name: str) -> str | None:
         """The file's current version, None when it does not exist."""
-        data = self._bytes(self.path(kind, name))
+        data = self._bytes(self.path(kind, name), kind)
         return None if data is None else version_of(data)
 
     @staticmethod
-    def _bytes(path: Path) -> bytes | None:
+    def _bytes(path: Path, kind: str) -> bytes | None:
         try:
             fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
         except FileNotFoundError:
             return None
         except OSError as error:
-            raise UserError(path.name, f"cannot be read ({error.strerror or error})") from None
+            raise UserError(path.name, Text("errors.cannot_read", why=error.strerror or error)) from None
         try:
             info = os.fstat(fd)
             if not stat.S_ISREG(info.st_mode):
-                raise UserError(path.name, "not a regular file")
+                special = Text("errors.kind.special")
+                raise UserError(path.name, Text("errors.not_a_file", kind=special, what=_a(kind)))
             data = os.read(fd, MAX_BYTES + 1)
+        except OSError as error:
+            raise UserError(path.name, Text("errors.cannot_read", why=error.strerror or error)) from None
         finally:
             os.close(fd)
         if len(data) > MAX_BYTES:
-            raise UserError(path.name, f"too large (more than {MAX_BYTES} bytes)")
+            raise UserError(path.name, Text("errors.too_large", limit=MAX_BYTES, what=_a(kind)))
         return data
 
     def write(self, kind: str, name: str, text: str, expected: str | None) -> str:
         """Write ``text`` atomically if the file is still at version ``expected`` (None: must not exist yet).
 
-        Returns the new version; :class:`Changed` when another write came first.
+        Returns the new version; :class:`Changed` when another write came first; a UserError, with the
+        file as it was, when the text is larger than the command line reads or the disk refuses it (full,
+        read-only).
         """
         path = self.path(kind, name)
         data = text.encode("utf-8")
+        if len(data) > MAX_BYTES:
+            raise UserError(path.name, Text("errors.too_large", limit=MAX_BYTES, what=_a(kind)))
         with self._lock:
             if self.version(kind, name) != expected:
                 raise Changed(path.name)
-            write_atomically(path, data)
+            try:
+                write_atomically(path, data)
+            except OSError as error:
+                why = error.strerror or error
+                raise UserError(path.name, Text("errors.cannot_write", why=why)) from None
         return version_of(data)
 
 
@@ -128,6 +149,14 @@ def _regular(path: Path) -> bool:
         return stat.S_ISREG(os.lstat(path).st_mode)
     except OSError:
         return False
+
+
+def _what(kind: str) -> Text:
+    return Text("errors.what." + WHAT[_kind(kind)])
+
+
+def _a(kind: str) -> Text:
+    return Text("errors.a." + WHAT[_kind(kind)])
 
 
 def _kind(kind: str) -> str:
