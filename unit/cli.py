@@ -73,7 +73,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     import random
     import signal
 
-    from unit.app import scenario as scenarios
     from unit.app.notify import Notifier
     from unit.app.persist import GameStore
     from unit.app.runtime import Runtime
@@ -82,7 +81,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from unit.core import Unit
 
     _configure_logging(args.verbose)
-    scenario = scenarios.load(args.script) if args.script else None
+    scenario = None
+    if args.script:
+        from unit.app import scenario as scenarios
+
+        scenario = scenarios.load(args.script)
     config = _load_config(args, (scenario.config, f"{scenario.source}: config") if scenario else (None, ""))
     backend_name = args.backend or default_backend()
     pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")

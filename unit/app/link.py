@@ -29,7 +29,6 @@ import json
 import logging
 import os
 import queue
-import secrets
 import socket
 import threading
 import time
@@ -311,6 +310,8 @@ class Link:
                 return data["generation"]
         except (OSError, ValueError):
             pass
+        import secrets  # here, not at start-up: hmac and OpenSSL cost a slow Pi about 27 ms
+
         return self._save_generation(secrets.token_hex(8))
 
     def _save_generation(self, generation: str) -> str:
@@ -338,6 +339,8 @@ class Link:
             self._forget()
 
     def _forget(self) -> None:
+        import secrets
+
         self.generation = self._save_generation(secrets.token_hex(8))
         self._code = None
         self.snapshot["pairing"] = self.generation
@@ -347,6 +350,8 @@ class Link:
 
     def new_code(self) -> str:
         """A fresh pairing code, valid CODE_SECONDS, shown on the unit (for now: in the log)."""
+        import secrets
+
         code = "".join(secrets.choice("0123456789") for _ in range(CODE_DIGITS))
         with self._lock:
             self._code = (code, self.clock() + CODE_SECONDS, 0)
@@ -357,6 +362,8 @@ class Link:
 
     def check_code(self, code: Any) -> bool:
         """True once for the right code within its time; CODE_TRIES wrong tries void the code."""
+        import secrets
+
         with self._lock:
             if self._code is None:
                 return False
