@@ -259,12 +259,12 @@ class Parser(argparse.ArgumentParser):
 
 #: argparse's messages (Python 3.11+) and the catalog's key for each; what they hold is kept as it is.
 ARGPARSE = (
-    (re.compile(r"the following arguments are required: (?P<names>.*)"), "required"),
-    (re.compile(r"unrecognized arguments: (?P<names>.*)"), "unrecognized"),
-    (re.compile(r"invalid choice: (?P<value>.*) \(choose from (?P<choices>.*)\)"), "invalid_choice"),
-    (re.compile(r"invalid (?P<type>\w+) value: (?P<value>.*)"), "invalid_value"),
-    (re.compile(r"expected one argument"), "expected_one"),
-    (re.compile(r"not allowed with argument (?P<other>.*)"), "not_allowed_with"),
+    (r"the following arguments are required: (?P<names>.*)", "required"),
+    (r"unrecognized arguments: (?P<names>.*)", "unrecognized"),
+    (r"invalid choice: (?P<value>.*) \(choose from (?P<choices>.*)\)", "invalid_choice"),
+    (r"invalid (?P<type>\w+) value: (?P<value>.*)", "invalid_value"),
+    (r"expected one argument", "expected_one"),
+    (r"not allowed with argument (?P<other>.*)", "not_allowed_with"),
 )
 
 
@@ -272,7 +272,7 @@ def argparse_said(message: str, words: i18n.Words) -> str:
     """argparse's English ``message`` in the language of ``words`` (as it is when no pattern fits)."""
     name, sep, rest = message.partition(": ") if message.startswith("argument ") else ("", "", message)
     for pattern, key in ARGPARSE:
-        if match := pattern.fullmatch(rest):
+        if match := re.fullmatch(pattern, rest):  # compiled on an error only, not at every start
             rest = words(f"cli.argparse.{key}", **match.groupdict())
             break
     if sep:
