@@ -54,6 +54,7 @@ def startup_limited_rows(st: dict) -> list[tuple[str, str]]:
         ("CPU time to READY=1 (all threads, this machine)", f"median {st['ready_cpu_median_s'] * 1000:.0f} ms"),
         ("Import time of the package, 10 % of one core", f"median {g['import_median_ms']:.0f} ms"),
         ("Python's own start (`python -c pass`), 10 % of one core", f"median {g['interpreter_ms']:.0f} ms"),
+        ("READY=1 to the first frame on the display, 10 % of one core", f"median {g['first_frame_ms']:.0f} ms"),
         (
             "Auction end lateness, gpio on mock pins, 10 % of one core",
             f"median {auction['median_ms']:.2f} ms, max {auction['max_ms']:.2f} ms",

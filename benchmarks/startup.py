@@ -126,6 +126,33 @@ def heaviest(rows: list[tuple[int, int, str]], count: int = 12) -> list[tuple[st
     return sorted(totals.items(), key=lambda item: -item[1])[:count]
 
 
+#: The unit as `run` starts it, in one process (mock pins, no link): the time from READY=1 to the first frame
+#: on the display (its thread imports PIL and luma, opens the device and draws the welcome screen).
+FIRST_FRAME = """
+import time
+from unit.app import config as configuration
+from unit.app.runtime import Runtime
+from unit.backends.gpio import Gpio
+from unit.core import Unit
+config = configuration.load()
+backend = Gpio(config, pins="mock")
+runtime = Runtime(Unit(config), backend)
+runtime.open()
+ready = time.perf_counter()
+assert backend.worker is not None and backend.worker.wait_shown(60) and backend.display is not None
+print((time.perf_counter() - ready) * 1000)
+backend.close()
+"""
+
+
+def first_frame_ms(limit: CpuLimit | None = None) -> float:
+    """Milliseconds from READY=1 to the welcome screen on the (dummy) display."""
+    argv = [sys.executable, "-c", FIRST_FRAME]
+    options = {"stdout": subprocess.PIPE, "text": True, "env": dict(os.environ, **SERVICE_ENV)}
+    result = limit.run(argv, **options) if limit else subprocess.run(argv, check=True, **options)
+    return float(result.stdout.split()[-1])
+
+
 def interpreter_ms(limit: CpuLimit | None = None) -> float:
     """Python's own start (``python -c pass``), for scale."""
     started = time.perf_counter()
@@ -161,6 +188,7 @@ def figures(runs: int, limit: CpuLimit | None) -> dict:
         "ready_cpu_median_s": statistics.median(cpu),
         "import_median_ms": statistics.median(imports),
         "interpreter_ms": statistics.median(interpreter_ms(limit) for _ in range(runs)),
+        "first_frame_ms": statistics.median(first_frame_ms(limit) for _ in range(runs)),
     }
 
 
@@ -211,6 +239,7 @@ def main() -> None:
         print(f"  CPU time to READY=1 (all threads): median {g['ready_cpu_median_s'] * 1000:.0f} ms")
         print(f"  import time of the package (python -X importtime): median {g['import_median_ms']:.0f} ms")
         print(f"  Python's own start (python -c pass): median {g['interpreter_ms']:.0f} ms")
+        print(f"  READY=1 to the first frame on the display: median {g['first_frame_ms']:.0f} ms")
         if "auction" in g:
             for backend in ("headless", "gpio-mock"):
                 end = g["auction"][backend]["end"]

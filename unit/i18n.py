@@ -19,7 +19,7 @@ from functools import cache
 from unit.errors import MonopolyCityError
 
 REFERENCE = "fr"
-#: The language files, beside this module (a plain path: importlib.resources costs a slow Pi 40 ms).
+#: The language files, beside this module (a plain path: importlib.resources costs the start 2 ms of CPU).
 LOCALES = os.path.join(os.path.dirname(__file__), "locales")
 
 
