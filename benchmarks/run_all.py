@@ -97,7 +97,7 @@ def main() -> None:
         ("timing", lambda: timing_accuracy.measure(runs=5, seconds=6.0)),
         ("cpu", lambda: cpu.measure(seconds=10.0)),
         ("latency", lambda: latency.measure(presses=1000)),
-        ("startup", lambda: startup.measure(runs=5)),
+        ("startup", lambda: startup.measure(runs=9)),
         ("memory", lambda: memory.measure(auctions=1000)),
         ("simulate", lambda: simulate_speed.measure(repeat=5)),
         ("frame", lambda: frame_cost.measure(frames=500)),
