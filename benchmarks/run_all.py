@@ -203,8 +203,9 @@ def main() -> None:
         "  the 100 ms period; the CPU time to READY (`/proc/PID/task/*/schedstat`) is the steady figure:",
         "  10 % of one core turns it into about ten times as much wall time.",
         "  Under the limit, `timing_accuracy.py`'s auction runs too. On the way to READY the unit imports",
-        f"  {len(st['ready_modules'])} modules ({st['ready_import_ms']:.0f} ms own time with `-X importtime`,",
-        "  this machine); the heaviest: " + ", ".join(f"{n} {ms:.1f} ms" for n, ms in st["heaviest"][:8]) + ".",
+        f"  {len(st['ready_modules'])} modules ({st['ready_import_ms']:.0f} ms own time with `-X importtime` on this"
+        " machine, each module's least of five starts); the heaviest:",
+        "  " + ", ".join(f"{n} {ms:.1f} ms" for n, ms in st["heaviest"][:8]) + ".",
         "- **Memory** (`memory.py`): VmRSS of a child process running the unit on mock pins, after start-up and",
         "  after 1000 (shortened) auctions. MockPin keeps a history of pin changes for tests; the unit's mock pins",
         "  keep only the last thousand, so memory stays flat however long the unit runs.",
