@@ -1,8 +1,10 @@
 """Start-up: from process start to READY=1 (the hardware open), and the package's import time.
 
-Measured twice: on this machine as it is, and under a CPU limit of 10 % of one core (a cgroup's CPU
-quota, see cpulimit.py), a pessimistic stand-in for a Raspberry Pi Zero 2 W. Under the limit the
-auction's timing is measured too: a slow CPU must not make the unit late.
+The unit is started as systemd/monopoly-city-unit.service starts it (on mock pins). Measured twice: on
+this machine as it is, and under a CPU limit of 10 % of one core (a cgroup's CPU quota, see
+cpulimit.py), a pessimistic stand-in for a Raspberry Pi Zero 2 W. Also measured: the time from READY=1
+to the first frame (the display opens after READY=1), and the modules imported on the way to READY=1.
+Under the limit the auction's timing is measured too: a slow CPU must not make the unit late.
 
     python benchmarks/startup.py [--runs N] [--cpu PERCENT]    (the limit needs root on Linux)
 """
