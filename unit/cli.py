@@ -295,9 +295,8 @@ def _press_timeout(text: str) -> float:
 UNIT_COMMANDS = ("simulate", "run", "selftest", "serve")
 
 
-def build_parser(calculator: bool = True, only: str | None = None) -> argparse.ArgumentParser:
-    """The whole command line; without ``calculator``, only the unit's commands; with ``only`` (a unit
-    command), that command alone (a faster start: each command's options cost a slow Pi a few ms)."""
+def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
+    """The whole command line; without ``calculator``, only the unit's commands (a faster start)."""
     parser = Parser(
         prog="monopoly-city",
         description="Monopoly City Unit: the game's electronic trading unit, and a rules and rent calculator.",
@@ -306,97 +305,83 @@ def build_parser(calculator: bool = True, only: str | None = None) -> argparse.A
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 
-    if only in (None, "simulate"):
-        sim = commands.add_parser(
-            "simulate",
-            help="run a scenario on a virtual clock and print what the unit does (JSON Lines)",
-            description="Run the unit on a virtual clock, as fast as possible, and print one JSON object "
-            "per observable change (docs/simulate.md).",
-        )
-        sim.add_argument("scenario", metavar="SCENARIO.yaml", help="the scripted presses (docs/simulate.md)")
-        sim.add_argument("--seed", type=int, help="seed for the build draws (wins over the scenario's seed)")
-        sim.add_argument("--config", metavar="FILE", help="configuration overrides (wins over the scenario's config)")
-        sim.add_argument(
-            "--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)"
-        )
-        sim.set_defaults(func=cmd_simulate)
+    sim = commands.add_parser(
+        "simulate",
+        help="run a scenario on a virtual clock and print what the unit does (JSON Lines)",
+        description="Run the unit on a virtual clock, as fast as possible, and print one JSON object "
+        "per observable change (docs/simulate.md).",
+    )
+    sim.add_argument("scenario", metavar="SCENARIO.yaml", help="the scripted presses (docs/simulate.md)")
+    sim.add_argument("--seed", type=int, help="seed for the build draws (wins over the scenario's seed)")
+    sim.add_argument("--config", metavar="FILE", help="configuration overrides (wins over the scenario's config)")
+    sim.add_argument("--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)")
+    sim.set_defaults(func=cmd_simulate)
 
-    if only in (None, "run"):
-        run = commands.add_parser(
-            "run",
-            help="start the unit in real time (the emulator window on a laptop)",
-            description="Start the unit in real time on a backend: the pygame emulator window, or headless "
-            "(no window: a trace and frames). docs/user-guide.en.md explains the buttons.",
-        )
-        run.add_argument(
-            "--backend",
-            choices=["emulator", "headless", "gpio", "terminal"],
-            help="default: gpio on a Raspberry Pi, emulator where there is a display, terminal elsewhere",
-        )
-        run.add_argument(
-            "--pins", choices=["lgpio", "mock"], help="gpio: the pin factory (default: lgpio on a Pi, mock elsewhere)"
-        )
-        run.add_argument(
-            "--state-dir",
-            metavar="DIR",
-            help="keep the game in progress and the settings menu's choices here, to survive a power cut "
-            f"(default on a Pi: {DEFAULT_PI_STATE_DIR}; with the emulator: the user's configuration folder)",
-        )
-        run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/app/defaults.yaml)")
-        run.add_argument(
-            "--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)"
-        )
-        run.add_argument("--script", metavar="SCENARIO.yaml", help="play a scenario's presses in real time, then exit")
-        run.add_argument("--seed", type=int, help="seed for the build draws")
-        run.add_argument(
-            "--trace", metavar="FILE", help="write the JSON Lines trace (as simulate's) to FILE, - for stdout"
-        )
-        run.add_argument("--frames", metavar="DIR", help="headless: save one PNG per distinct screen frame in DIR")
-        run.add_argument("--screenshot", metavar="FILE", help="emulator: save the window to FILE when it closes")
-        run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
-        run.set_defaults(func=cmd_run)
+    run = commands.add_parser(
+        "run",
+        help="start the unit in real time (the emulator window on a laptop)",
+        description="Start the unit in real time on a backend: the pygame emulator window, or headless "
+        "(no window: a trace and frames). docs/user-guide.en.md explains the buttons.",
+    )
+    run.add_argument(
+        "--backend",
+        choices=["emulator", "headless", "gpio", "terminal"],
+        help="default: gpio on a Raspberry Pi, emulator where there is a display, terminal elsewhere",
+    )
+    run.add_argument(
+        "--pins", choices=["lgpio", "mock"], help="gpio: the pin factory (default: lgpio on a Pi, mock elsewhere)"
+    )
+    run.add_argument(
+        "--state-dir",
+        metavar="DIR",
+        help="keep the game in progress and the settings menu's choices here, to survive a power cut "
+        f"(default on a Pi: {DEFAULT_PI_STATE_DIR}; with the emulator: the user's configuration folder)",
+    )
+    run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/app/defaults.yaml)")
+    run.add_argument("--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)")
+    run.add_argument("--script", metavar="SCENARIO.yaml", help="play a scenario's presses in real time, then exit")
+    run.add_argument("--seed", type=int, help="seed for the build draws")
+    run.add_argument("--trace", metavar="FILE", help="write the JSON Lines trace (as simulate's) to FILE, - for stdout")
+    run.add_argument("--frames", metavar="DIR", help="headless: save one PNG per distinct screen frame in DIR")
+    run.add_argument("--screenshot", metavar="FILE", help="emulator: save the window to FILE when it closes")
+    run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    run.set_defaults(func=cmd_run)
 
-    if only in (None, "selftest"):
-        check = commands.add_parser(
-            "selftest",
-            help="test the wired hardware part by part (LED, buzzer, display, buttons)",
-            description="A guided test of the hardware on the configured pins and display: the LED blinks, the "
-            "buzzer plays a scale, the display shows a test pattern at each contrast, then each button is asked "
-            "for. One report line per part; exit status 0 only when every part answered, 1 otherwise. On a Pi, "
-            "stop the service first: sudo systemctl stop monopoly-city-unit.",
-        )
-        check.add_argument("--config", metavar="FILE", help="configuration overrides (the pins and display to test)")
-        check.add_argument(
-            "--pins", choices=["lgpio", "mock"], help="the pin factory (default: lgpio on a Pi, mock elsewhere)"
-        )
-        check.add_argument(
-            "--lang", choices=i18n.languages(), help="language of the test (default: the configuration's)"
-        )
-        check.add_argument(
-            "--timeout",
-            type=_press_timeout,
-            default=10.0,
-            metavar="SECONDS",
-            help="wait this long for each button (default 10)",
-        )
-        check.set_defaults(func=cmd_selftest)
+    check = commands.add_parser(
+        "selftest",
+        help="test the wired hardware part by part (LED, buzzer, display, buttons)",
+        description="A guided test of the hardware on the configured pins and display: the LED blinks, the "
+        "buzzer plays a scale, the display shows a test pattern at each contrast, then each button is asked "
+        "for. One report line per part; exit status 0 only when every part answered, 1 otherwise. On a Pi, "
+        "stop the service first: sudo systemctl stop monopoly-city-unit.",
+    )
+    check.add_argument("--config", metavar="FILE", help="configuration overrides (the pins and display to test)")
+    check.add_argument(
+        "--pins", choices=["lgpio", "mock"], help="the pin factory (default: lgpio on a Pi, mock elsewhere)"
+    )
+    check.add_argument("--lang", choices=i18n.languages(), help="language of the test (default: the configuration's)")
+    check.add_argument(
+        "--timeout",
+        type=_press_timeout,
+        default=10.0,
+        metavar="SECONDS",
+        help="wait this long for each button (default 10)",
+    )
+    check.set_defaults(func=cmd_selftest)
 
-    if only in (None, "serve"):
-        serve = commands.add_parser(
-            "serve",
-            help="serve the phone companion: the unit live on every phone, its remote and settings",
-            description="A web page for the phones at the table, beside a running unit (docs/phone.en.md).",
-        )
-        serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every address, 0.0.0.0)")
-        serve.add_argument("--port", type=int, default=8080, help="port (default: 8080)")
-        serve.add_argument(
-            "--state-dir",
-            metavar="DIR",
-            help=f"the running unit's --state-dir (default on a Pi: {DEFAULT_PI_STATE_DIR})",
-        )
-        serve.add_argument("--lang", choices=i18n.languages(), default="fr", help="the page's default language")
-        serve.add_argument("-v", "--verbose", action="store_true", help="log what happens")
-        serve.set_defaults(func=cmd_serve)
+    serve = commands.add_parser(
+        "serve",
+        help="serve the phone companion: the unit live on every phone, its remote and settings",
+        description="A web page for the phones at the table, beside a running unit (docs/phone.en.md).",
+    )
+    serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every address, 0.0.0.0)")
+    serve.add_argument("--port", type=int, default=8080, help="port (default: 8080)")
+    serve.add_argument(
+        "--state-dir", metavar="DIR", help=f"the running unit's --state-dir (default on a Pi: {DEFAULT_PI_STATE_DIR})"
+    )
+    serve.add_argument("--lang", choices=i18n.languages(), default="fr", help="the page's default language")
+    serve.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    serve.set_defaults(func=cmd_serve)
 
     if calculator:
         from unit.calculator import commands as calculator_commands
@@ -478,8 +463,7 @@ def main(argv: list[str] | None = None) -> int:
     # The calculator and its editions load only for a command that may need them: on a slow Pi
     # they are about a fifth of the unit's start (benchmarks/startup.py).
     Parser.language = _argv_language(argv)
-    command = argv[0] if argv and argv[0] in UNIT_COMMANDS else None
-    parser = build_parser(calculator=command is None, only=command)
+    parser = build_parser(calculator=not (argv and argv[0] in UNIT_COMMANDS))
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
     try:
