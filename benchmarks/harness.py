@@ -51,6 +51,9 @@ class MockUnit:
         self.backend = Gpio(self.config, pins="mock", trace=watch, open_display=open_display)
         self.runtime = Runtime(Unit(self.config), self.backend)
         self.runtime.open()
+        # The display opens just after READY=1 (docs/dev/architecture.md): measure from a settled unit.
+        assert self.backend.worker is not None
+        self.backend.worker.wait_shown(10)
         self.thread = threading.Thread(target=self._loop, daemon=True)
         self.thread.start()
 

@@ -1,8 +1,10 @@
 """Start-up: from process start to READY=1 (the hardware open), and the package's import time.
 
-Measured twice: on this machine as it is, and under a CPU limit of 10 % of one core (a cgroup's CPU
-quota, see cpulimit.py), a pessimistic stand-in for a Raspberry Pi Zero 2 W. Under the limit the
-auction's timing is measured too: a slow CPU must not make the unit late.
+The unit is started as systemd/monopoly-city-unit.service starts it (on mock pins). Measured twice: on
+this machine as it is, and under a CPU limit of 10 % of one core (a cgroup's CPU quota, see
+cpulimit.py), a pessimistic stand-in for a Raspberry Pi Zero 2 W. Also measured: the time from READY=1
+to the first frame (the display opens after READY=1), and the modules imported on the way to READY=1.
+Under the limit the auction's timing is measured too: a slow CPU must not make the unit late.
 
     python benchmarks/startup.py [--runs N] [--cpu PERCENT]    (the limit needs root on Linux)
 """
@@ -26,9 +28,11 @@ from cpulimit import CpuLimit
 HERE = Path(__file__).resolve().parent
 #: The package's modules that `run --backend gpio` imports (the figure kept since the first benchmark).
 IMPORTS = "import unit.cli, unit.app.runtime, unit.backends.gpio, unit.backends.oled, unit.core"
-#: Everything `run --backend gpio --pins mock` imports before READY=1, libraries included.
-READY_PATH = IMPORTS + ", unit.app.notify, unit.app.persist, unit.app.trace, gpiozero, gpiozero.pins.mock, random"
+#: As systemd/monopoly-city-unit.service starts it (its --config and --state-dir, PYTHONDONTWRITEBYTECODE),
+#: on mock pins; the state folder is a fresh one in a temporary folder.
 RUN = [sys.executable, "-m", "unit", "run", "--backend", "gpio", "--pins", "mock"]
+RUN += ["--config", str(HERE.parent / "systemd" / "config.yaml")]
+SERVICE_ENV = {"PYTHONDONTWRITEBYTECODE": "1", "PYTHONUNBUFFERED": "1"}
 
 
 def cpu_seconds(pid: int) -> float:
@@ -42,31 +46,44 @@ def cpu_seconds(pid: int) -> float:
     return total / 1e9
 
 
-def time_to_ready(limit: CpuLimit | None = None, cpu: list[float] | None = None) -> float:
+def time_to_ready(
+    limit: CpuLimit | None = None, cpu: list[float] | None = None, state_dir: str | None = None, python_options=()
+) -> float:
     """Seconds from starting the process to its READY=1 on a NOTIFY_SOCKET of our own.
 
     With ``cpu``, the CPU seconds the process used up to READY=1 are appended to it: far steadier than
-    the wall time under a CPU quota, which moves in steps of the quota's period.
+    the wall time under a CPU quota, which moves in steps of the quota's period. ``state_dir`` is the
+    unit's --state-dir (default: a new, empty one); ``python_options`` go to the interpreter (-X importtime),
+    whose stderr is then kept in ``state_dir``/stderr.
     """
     with tempfile.TemporaryDirectory() as folder:
         path = os.path.join(folder, "notify.sock")
         server = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
         server.bind(path)
         server.settimeout(60)
-        options = {"env": dict(os.environ, NOTIFY_SOCKET=path), "stdout": subprocess.DEVNULL}
-        options["stderr"] = subprocess.DEVNULL
+        state_dir = state_dir or os.path.join(folder, "state")
+        os.makedirs(state_dir, exist_ok=True)
+        stderr = open(os.path.join(state_dir, "stderr"), "w") if python_options else subprocess.DEVNULL
+        options = {"env": dict(os.environ, NOTIFY_SOCKET=path, **SERVICE_ENV), "stdout": subprocess.DEVNULL}
+        options["stderr"] = stderr
+        argv = [RUN[0], *python_options, *RUN[1:], "--state-dir", state_dir]
         started = time.perf_counter()
-        unit = limit.popen(RUN, **options) if limit else subprocess.Popen(RUN, **options)
+        unit = limit.popen(argv, **options) if limit else subprocess.Popen(argv, **options)
         try:
             while server.recv(64) != b"READY=1":
                 pass
             ready = time.perf_counter() - started
             if cpu is not None:
                 cpu.append(cpu_seconds(unit.pid))
+            if python_options:  # what it printed up to READY=1
+                with open(stderr.name) as printed, open(stderr.name + ".ready", "w") as copy:
+                    copy.write(printed.read())
         finally:
             unit.terminate()
             unit.wait(30)
             server.close()
+            if python_options:
+                stderr.close()
     return ready
 
 
@@ -76,6 +93,10 @@ def importtime(code: str, limit: CpuLimit | None = None) -> list[tuple[int, int,
     options = {"capture_output": True, "text": True, "timeout": 120}
     result = limit.run(argv, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True) if limit else None
     stderr = result.stderr if limit else subprocess.run(argv, **options).stderr
+    return parse_importtime(stderr)
+
+
+def parse_importtime(stderr: str) -> list[tuple[int, int, str]]:
     rows = []
     for line in stderr.splitlines():
         match = re.match(r"import time:\s+(\d+) \|\s+(\d+) \| (.*)$", line)
@@ -90,14 +111,56 @@ def import_time_ms(limit: CpuLimit | None = None) -> float:
     return sum(cumulative for _, cumulative, name in rows if name.startswith("unit")) / 1000
 
 
-def heaviest(limit: CpuLimit | None = None, count: int = 12) -> list[tuple[str, float]]:
+def ready_imports(state_dir: str, runs: int = 5) -> list[tuple[int, int, str]]:
+    """What the unit imports on its way to READY=1: (self us, cumulative us, name), from ``-X importtime``.
+
+    Each module's times are the least of ``runs`` starts: an import that another process interrupted is
+    not counted at what the interruption cost.
+    """
+    least: dict[str, tuple[int, int, str]] = {}
+    for _ in range(runs):
+        time_to_ready(state_dir=state_dir, python_options=("-X", "importtime"))
+        with open(os.path.join(state_dir, "stderr.ready")) as file:
+            for row in parse_importtime(file.read()):
+                least[row[2]] = min(row, least.get(row[2], row))
+    return list(least.values())
+
+
+def heaviest(rows: list[tuple[int, int, str]], count: int = 12) -> list[tuple[str, float]]:
     """The imports that cost most, by top-level package (the unit's by subpackage), in ms."""
     totals: dict[str, float] = {}
-    for own, _, name in importtime(READY_PATH, limit):
+    for own, _, name in rows:
         name = name.strip()
         key = ".".join(name.split(".")[:2]) if name.startswith("unit.") else name.split(".")[0]
         totals[key] = totals.get(key, 0.0) + own / 1000
     return sorted(totals.items(), key=lambda item: -item[1])[:count]
+
+
+#: The unit as `run` starts it, in one process (mock pins, no link): the time from READY=1 to the first frame
+#: on the display (its thread imports PIL and luma, opens the device and draws the welcome screen).
+FIRST_FRAME = """
+import time
+from unit.app import config as configuration
+from unit.app.runtime import Runtime
+from unit.backends.gpio import Gpio
+from unit.core import Unit
+config = configuration.load()
+backend = Gpio(config, pins="mock")
+runtime = Runtime(Unit(config), backend)
+runtime.open()
+ready = time.perf_counter()
+assert backend.worker is not None and backend.worker.wait_shown(60) and backend.display is not None
+print((time.perf_counter() - ready) * 1000)
+backend.close()
+"""
+
+
+def first_frame_ms(limit: CpuLimit | None = None) -> float:
+    """Milliseconds from READY=1 to the welcome screen on the (dummy) display."""
+    argv = [sys.executable, "-c", FIRST_FRAME]
+    options = {"stdout": subprocess.PIPE, "text": True, "env": dict(os.environ, **SERVICE_ENV)}
+    result = limit.run(argv, **options) if limit else subprocess.run(argv, check=True, **options)
+    return float(result.stdout.split()[-1])
 
 
 def interpreter_ms(limit: CpuLimit | None = None) -> float:
@@ -122,8 +185,12 @@ def auction_lateness(limit: CpuLimit, runs: int = 3) -> dict:
 
 
 def figures(runs: int, limit: CpuLimit | None) -> dict:
+    """``runs`` starts with one state folder, after a first start that is not counted: the service's state
+    folder lasts from one start to the next (the first start ever also writes the phones' pairing file)."""
     cpu: list[float] = []
-    ready = [time_to_ready(limit, cpu) for _ in range(runs)]
+    with tempfile.TemporaryDirectory() as state_dir:
+        time_to_ready(limit, state_dir=state_dir)
+        ready = [time_to_ready(limit, cpu, state_dir) for _ in range(runs)]
     imports = [import_time_ms(limit) for _ in range(runs)]
     return {
         "ready_median_s": statistics.median(ready),
@@ -131,6 +198,7 @@ def figures(runs: int, limit: CpuLimit | None) -> dict:
         "ready_cpu_median_s": statistics.median(cpu),
         "import_median_ms": statistics.median(imports),
         "interpreter_ms": statistics.median(interpreter_ms(limit) for _ in range(runs)),
+        "first_frame_ms": statistics.median(first_frame_ms(limit) for _ in range(runs)),
     }
 
 
@@ -146,7 +214,12 @@ def precompile() -> None:
 
 def measure(runs: int = 5, cpu_percent: float = 10.0) -> dict:
     precompile()
-    out = {"runs": runs, **figures(runs, None), "heaviest": heaviest()}
+    with tempfile.TemporaryDirectory() as state_dir:
+        time_to_ready(state_dir=state_dir)
+        before_ready = ready_imports(state_dir)
+    out = {"runs": runs, **figures(runs, None), "heaviest": heaviest(before_ready)}
+    out["ready_modules"] = [name.strip() for _, _, name in before_ready]
+    out["ready_import_ms"] = sum(own for own, _, _ in before_ready) / 1000
     try:
         limit = CpuLimit(cpu_percent)
     except OSError as error:
@@ -176,11 +249,13 @@ def main() -> None:
         print(f"  CPU time to READY=1 (all threads): median {g['ready_cpu_median_s'] * 1000:.0f} ms")
         print(f"  import time of the package (python -X importtime): median {g['import_median_ms']:.0f} ms")
         print(f"  Python's own start (python -c pass): median {g['interpreter_ms']:.0f} ms")
+        print(f"  READY=1 to the first frame on the display: median {g['first_frame_ms']:.0f} ms")
         if "auction" in g:
             for backend in ("headless", "gpio-mock"):
                 end = g["auction"][backend]["end"]
                 late = f"median {end['median_ms']:.2f} ms, max {end['max_ms']:.2f} ms"
                 print(f"  auction end lateness, {backend}: {late}")
+    print(f"imports up to READY=1: {len(f['ready_modules'])} modules, {f['ready_import_ms']:.0f} ms own time")
     print("heaviest imports (own time, this machine): " + ", ".join(f"{n} {ms:.1f} ms" for n, ms in f["heaviest"]))
 
 

@@ -73,7 +73,6 @@ def cmd_run(args: argparse.Namespace) -> int:
     import random
     import signal
 
-    from unit.app import scenario as scenarios
     from unit.app.notify import Notifier
     from unit.app.persist import GameStore
     from unit.app.runtime import Runtime
@@ -82,7 +81,11 @@ def cmd_run(args: argparse.Namespace) -> int:
     from unit.core import Unit
 
     _configure_logging(args.verbose)
-    scenario = scenarios.load(args.script) if args.script else None
+    scenario = None
+    if args.script:
+        from unit.app import scenario as scenarios
+
+        scenario = scenarios.load(args.script)
     config = _load_config(args, (scenario.config, f"{scenario.source}: config") if scenario else (None, ""))
     backend_name = args.backend or default_backend()
     pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
@@ -258,12 +261,12 @@ class Parser(argparse.ArgumentParser):
 
 #: argparse's messages (Python 3.11+) and the catalog's key for each; what they hold is kept as it is.
 ARGPARSE = (
-    (re.compile(r"the following arguments are required: (?P<names>.*)"), "required"),
-    (re.compile(r"unrecognized arguments: (?P<names>.*)"), "unrecognized"),
-    (re.compile(r"invalid choice: (?P<value>.*) \(choose from (?P<choices>.*)\)"), "invalid_choice"),
-    (re.compile(r"invalid (?P<type>\w+) value: (?P<value>.*)"), "invalid_value"),
-    (re.compile(r"expected one argument"), "expected_one"),
-    (re.compile(r"not allowed with argument (?P<other>.*)"), "not_allowed_with"),
+    (r"the following arguments are required: (?P<names>.*)", "required"),
+    (r"unrecognized arguments: (?P<names>.*)", "unrecognized"),
+    (r"invalid choice: (?P<value>.*) \(choose from (?P<choices>.*)\)", "invalid_choice"),
+    (r"invalid (?P<type>\w+) value: (?P<value>.*)", "invalid_value"),
+    (r"expected one argument", "expected_one"),
+    (r"not allowed with argument (?P<other>.*)", "not_allowed_with"),
 )
 
 
@@ -271,7 +274,7 @@ def argparse_said(message: str, words: i18n.Words) -> str:
     """argparse's English ``message`` in the language of ``words`` (as it is when no pattern fits)."""
     name, sep, rest = message.partition(": ") if message.startswith("argument ") else ("", "", message)
     for pattern, key in ARGPARSE:
-        if match := pattern.fullmatch(rest):
+        if match := re.fullmatch(pattern, rest):  # compiled on an error only, not at every start
             rest = words(f"cli.argparse.{key}", **match.groupdict())
             break
     if sep:

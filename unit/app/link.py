@@ -34,7 +34,6 @@ import json
 import logging
 import os
 import queue
-import secrets
 import socket
 import threading
 import time
@@ -325,6 +324,8 @@ class Link:
                 return data["generation"]
         except (OSError, ValueError):
             pass
+        import secrets  # here, not at every start: hmac and OpenSSL cost it about 3 ms of CPU
+
         return self._save_generation(secrets.token_hex(8))
 
     def _save_generation(self, generation: str) -> str:
@@ -352,6 +353,8 @@ class Link:
             self._forget()
 
     def _forget(self) -> None:
+        import secrets
+
         self.generation = self._save_generation(secrets.token_hex(8))
         self._code = None
         self.snapshot["pairing"] = self.generation
@@ -361,6 +364,8 @@ class Link:
 
     def new_code(self) -> str:
         """A fresh pairing code, valid CODE_SECONDS, shown on the unit's screen (and in the journal)."""
+        import secrets
+
         code = "".join(secrets.choice("0123456789") for _ in range(CODE_DIGITS))
         with self._lock:
             self._code = (code, self.clock() + CODE_SECONDS, 0)
@@ -372,6 +377,8 @@ class Link:
 
     def check_code(self, code: Any) -> bool:
         """True once for the right code within its time; CODE_TRIES wrong tries void the code."""
+        import secrets
+
         with self._lock:
             if self._code is None:
                 return False

@@ -17,10 +17,10 @@ from __future__ import annotations
 import logging
 import queue
 import time
+from typing import TYPE_CHECKING
 
 from unit.app.notify import Notifier
 from unit.app.persist import GameStore
-from unit.app.scenario import Step
 from unit.app.settings import SettingsStore
 from unit.app.trace import TraceWriter
 from unit.backends.base import STOP, Backend, Clock, Stop
@@ -37,6 +37,9 @@ from unit.core import (
     Unit,
 )
 from unit.core.evening import Tally
+
+if TYPE_CHECKING:
+    from unit.app.scenario import Step  # scenarios are read by the commands that play one
 
 log = logging.getLogger(__name__)
 
@@ -107,6 +110,7 @@ class Runtime:
         if not self._resume():
             self.apply(self.start, self.unit.start(self.start))  # the welcome screen and its chime
         self.notifier.notify("READY=1")  # the hardware is open
+        self.backend.ready()  # then what may come a moment later: the display
         if self.notifier.watchdog_interval:
             self._next_ping = self.start
 

@@ -39,6 +39,9 @@ class Backend:
         self.clock = clock
         self.started = clock()
 
+    def ready(self) -> None:
+        """The unit is ready (READY=1 sent): open what may come a moment later (the gpio backend's display)."""
+
     def show(self, view: views.View) -> None:
         """Put ``view`` on the screen."""
 

@@ -10,22 +10,25 @@ gpiozero only does I/O here. Callbacks only enqueue; every game timing lives
 in the core. The buttons are ``DigitalInputDevice``s: unlike ``Button`` they
 start no HoldThread waking ten times a second, and long presses are core
 deadlines anyway.
+
+The OLED opens after READY=1 (:meth:`Gpio.ready`): the buttons, the LED and the
+buzzer are what make the unit ready; PIL and luma are imported, and the first
+frame drawn, a moment later on the display's own thread: about 19 ms of CPU
+here, 200 ms on a tenth of one core (docs/performance.md).
 """
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
-import shlex
-import subprocess
 import sys
-import tempfile
 import threading
 import time
+import types
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from unit.backends import oled as screen
 from unit.backends.base import Backend
 from unit.core import (
     BUTTONS,
@@ -43,13 +46,45 @@ from unit.core import (
 from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl, Volume
 from unit.errors import HardwareError
 
+if TYPE_CHECKING:
+    from unit.backends import oled as screen
+
 log = logging.getLogger(__name__)
+
+
+@contextlib.contextmanager
+def _no_entry_points_import():
+    """Import gpiozero without ``importlib.metadata`` (8 ms of CPU here: 80 ms on a tenth of one core).
+
+    gpiozero imports it only to find pin factories and mock pin classes by name (entry points),
+    which a factory made explicitly, as here, never does. It tries the name ``importlib_metadata``
+    first: while gpiozero's modules are imported, that name is a stand-in whose ``entry_points``
+    imports the real one when called, so nothing is lost; afterwards the name is released.
+    """
+    if "importlib_metadata" in sys.modules or "importlib.metadata" in sys.modules:
+        yield  # already paid for (tests, or the backport in use): nothing to save
+        return
+
+    def entry_points(**selection):
+        from importlib.metadata import entry_points
+
+        return entry_points(**selection)
+
+    stand_in = types.ModuleType("importlib_metadata", "gpiozero's entry points, imported when first used")
+    stand_in.entry_points = entry_points  # type: ignore[attr-defined]
+    sys.modules["importlib_metadata"] = stand_in
+    try:
+        yield
+    finally:
+        if sys.modules.get("importlib_metadata") is stand_in:
+            del sys.modules["importlib_metadata"]
 
 
 def pin_factory(kind: str, on_output_change: Callable | None = None):
     """gpiozero's pin factory for ``kind`` (``lgpio`` or ``mock``), made explicitly."""
     if kind == "mock":
-        from gpiozero.pins.mock import MockFactory, MockPWMPin
+        with _no_entry_points_import():
+            from gpiozero.pins.mock import MockFactory, MockPWMPin
 
         class TracedPin(MockPWMPin):
             """A mock PWM pin that reports what the backend drives on it (for the trace).
@@ -78,9 +113,12 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
     if kind == "lgpio":
         # Importing lgpio makes a FIFO in the current folder, or in $LG_WD after chdir()ing there:
         # give it a writable folder of its own rather than whatever folder the command was run from.
+        import tempfile
+
         os.environ.setdefault("LG_WD", tempfile.gettempdir())
         try:
-            from gpiozero.pins.lgpio import LGPIOFactory
+            with _no_entry_points_import():
+                from gpiozero.pins.lgpio import LGPIOFactory
 
             return LGPIOFactory()
         except ImportError as error:  # no lgpio module (or the empty 0.0.0.2 placeholder)
@@ -103,6 +141,8 @@ def open_oled(settings: DisplaySettings):
     from luma.core.interface.serial import i2c
     from luma.oled.device import sh1106, ssd1306
 
+    from unit.backends import oled as screen
+
     driver = {DisplayDriver.SSD1306: ssd1306, DisplayDriver.SH1106: sh1106}[settings.driver]
     serial = i2c(port=settings.i2c_port, address=settings.i2c_address)
     return driver(serial, width=screen.WIDTH, height=screen.HEIGHT, rotate=settings.rotate)
@@ -110,6 +150,8 @@ def open_oled(settings: DisplaySettings):
 
 def open_dummy(settings: DisplaySettings):
     from luma.core.device import dummy
+
+    from unit.backends import oled as screen
 
     return dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1")
 
@@ -294,6 +336,8 @@ class DisplayWorker:
                     self._idle.set()
 
     def _open(self) -> bool:
+        from unit.backends import oled as screen  # PIL and luma: imported here, after READY=1
+
         try:
             device = self.open_device()
         except Exception as error:  # luma raises DeviceNotFoundError, smbus2 OSError, ...
@@ -361,20 +405,26 @@ class Gpio(Backend):
     # --- opening ------------------------------------------------------------------------------
 
     def open(self, post, clock) -> None:
-        """Claim the pins and open the display; if anything fails halfway, release what was claimed."""
+        """Claim the pins; if anything fails halfway, release what was claimed. The display waits for ready()."""
         super().open(post, clock)
         try:
             self._open_devices()
-            self._open_display()
             self._wire_inputs()
         except BaseException:
             self.close()
             raise
         self._tracing_pins = True
 
+    def ready(self) -> None:
+        """READY=1 is sent: now the display's thread imports PIL and luma, opens the OLED and draws the
+        newest view (the welcome screen, a moment after the LED and the buzzer are live)."""
+        if self.factory is not None and self.worker is None:
+            self._open_display()
+
     def _open_devices(self) -> None:
-        from gpiozero import LED, Buzzer, DigitalInputDevice, TonalBuzzer
-        from gpiozero.tones import Tone
+        with _no_entry_points_import():
+            from gpiozero import LED, Buzzer, DigitalInputDevice, TonalBuzzer
+            from gpiozero.tones import Tone
 
         self.factory = pin_factory(self.pins, self._pin_changed if self.trace is not None else None)
         pins, buzzer = self.config.pins, self.config.buzzer
@@ -507,6 +557,9 @@ class Gpio(Backend):
             if self.pins == "mock" or not self.shutdown_command:
                 log.info("shutdown requested (not on a real Pi: the program only ends)")
             else:
+                import shlex
+                import subprocess
+
                 log.info("shutting down: %s", self.shutdown_command)
                 try:
                     subprocess.run(shlex.split(self.shutdown_command), check=True, timeout=30)

@@ -1,0 +1,120 @@
+"""A fast start on a slow Pi (issue 12): what `run` leaves until after READY=1, checked without a clock.
+
+benchmarks/startup.py measures the time; these tests pin down what makes it: on the way to READY=1 the
+unit loads the buttons, the LED, the buzzer and the phone link, and nothing it can do without. The
+display's thread imports PIL and luma, opens the OLED and draws the first frame just after.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+from unit.app import config as configuration
+from unit.app.link import PAIRING_FILE
+from unit.app.runtime import Runtime
+from unit.backends.gpio import Gpio
+from unit.core import Unit, views
+
+ROOT = Path(__file__).resolve().parent.parent
+
+#: Loaded by `run` only after READY=1, or by other commands: the display (PIL, luma), the entry points
+#: gpiozero never looks up here (importlib.metadata, and email with it), the phone pairing's hmac (on a
+#: start that already has its pairing file), scenarios, the calculator and the web service.
+NOT_BEFORE_READY = (
+    "PIL",
+    "luma",
+    "unit.backends.oled",
+    "importlib.metadata",
+    "importlib_metadata",
+    "email",
+    "secrets",
+    "hmac",
+    "unit.app.scenario",
+    "unit.calculator",
+    "unit.web",
+)
+
+#: Runs `monopoly-city run` as the service does (its --config and --state-dir), on mock pins, and prints
+#: the modules loaded and the threads running at the moment READY=1 is sent; then ends the run there.
+AT_READY = """
+import json, sys, threading
+from unit.app import notify
+def at_ready(self, state):
+    if state == "READY=1":
+        print(json.dumps({"modules": sorted(sys.modules), "threads": [t.name for t in threading.enumerate()]}))
+        raise SystemExit(0)
+notify.Notifier.notify = at_ready
+from unit.cli import main
+main(sys.argv[1:])
+"""
+
+
+def at_ready(state_dir: Path) -> dict:
+    argv = ["run", "--backend", "gpio", "--pins", "mock", "--config", str(ROOT / "systemd" / "config.yaml")]
+    argv += ["--state-dir", str(state_dir)]
+    done = subprocess.run([sys.executable, "-c", AT_READY, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    return json.loads(done.stdout)
+
+
+def test_the_run_path_up_to_ready_loads_nothing_it_can_do_without(tmp_path):
+    (tmp_path / PAIRING_FILE).write_text(json.dumps({"generation": "0123456789abcdef"}))  # not the first start
+    seen = at_ready(tmp_path)
+    modules = seen["modules"]
+    loaded = [name for name in modules if any(name == m or name.startswith(m + ".") for m in NOT_BEFORE_READY)]
+    assert loaded == []
+    assert {"gpiozero", "gpiozero.pins.mock", "unit.app.link", "unit.app.persist"} <= set(modules)
+    assert "display" not in seen["threads"]  # the buzzer's thread and the link's, not the display's yet
+    assert "buzzer" in seen["threads"]
+
+
+def test_the_first_start_writes_the_pairing_file(tmp_path):
+    """The first start ever generates the phones' pairing generation (the one start that loads secrets)."""
+    seen = at_ready(tmp_path)
+    assert "secrets" in seen["modules"]
+    assert json.loads((tmp_path / PAIRING_FILE).read_text())["generation"]
+
+
+def test_gpiozero_still_finds_pin_factories_by_name():
+    """gpiozero is imported without importlib.metadata, which it gets when it looks an entry point up."""
+    code = (
+        "import sys; from unit.backends.gpio import pin_factory; pin_factory('mock').close(); "
+        "assert 'importlib.metadata' not in sys.modules and 'importlib_metadata' not in sys.modules; "
+        "from gpiozero import LED, Device; from gpiozero.pins.mock import MockFactory; "
+        "MockFactory(pin_class='mockpwmpin').close(); LED(5).close(); "  # names: entry points
+        "print(type(Device.pin_factory).__name__, 'importlib.metadata' in sys.modules)"
+    )
+    env = {"GPIOZERO_PIN_FACTORY": "mock", "PATH": "/usr/bin:/bin"}
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["MockFactory", "True"]
+
+
+def test_the_display_opens_after_ready_and_draws_the_newest_view():
+    config = configuration.load()
+    backend = Gpio(config, pins="mock")
+    backend.open(lambda event: None, lambda: 0.0)
+    try:
+        backend.show(views.Shutdown())
+        assert backend.worker is None and backend.display is None  # nothing drawn before READY=1
+        backend.ready()
+        assert backend.worker is not None and backend.worker.wait_shown(10)
+        assert backend.display is not None and backend.display.view == views.Shutdown()
+    finally:
+        backend.close()
+
+
+def test_the_runtime_sends_ready_then_the_display_shows_the_welcome_screen():
+    config = configuration.load()
+    backend = Gpio(config, pins="mock")
+    runtime = Runtime(Unit(config), backend)
+    runtime.open()
+    try:
+        assert backend.worker is not None and backend.worker.wait_shown(10)
+        assert backend.display is not None and backend.display.view == backend.view
+        assert isinstance(backend.view, views.Welcome)
+    finally:
+        backend.close()
