@@ -28,7 +28,7 @@ HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
 from cpulimit import CpuLimit  # noqa: E402
-from web_calc import LIMITED_PAUSE, big_game, figures, start  # noqa: E402
+from web_calc import LIMITED_PAUSE, big_game, cpu_ms, figures, start  # noqa: E402
 
 CARD = 10  # a card in the middle of the file
 AMOUNTS = ("price", "residential_cost", "industrial_cost", "skyscraper_cost")
@@ -84,10 +84,12 @@ def run(folder: Path, requests: int, limit: CpuLimit | None, pause: float = 0.0)
             conn.close()
             if len(errors) != expected:
                 raise RuntimeError(f"expected {expected} messages, got {errors}")
-        return {
-            "right card": figures(timed_checks(port, headers, right, requests, pause)),
-            "14 wrong fields": figures(timed_checks(port, headers, wrong, requests, pause)),
-        }
+        out = {}
+        for case, form in (("right card", right), ("14 wrong fields", wrong)):
+            cpu = cpu_ms(process.pid)
+            times = timed_checks(port, headers, form, requests, pause)
+            out[case] = figures(times, cpu_ms(process.pid) - cpu)  # with the server's CPU a check
+        return out
     finally:
         process.terminate()
         process.wait(10)
