@@ -25,6 +25,7 @@ from starlette.testclient import TestClient  # noqa: E402
 from test_architecture import MODULES, STDLIB, project, within  # noqa: E402
 from test_web_support import RunningUnit, serving  # noqa: E402
 
+from unit.core import views  # noqa: E402
 from unit.web.app import create_app, translate  # noqa: E402
 from unit.web.security import MAX_BODY, RateLimit, Signer  # noqa: E402
 
@@ -130,6 +131,20 @@ def test_translate_puts_the_screen_in_the_phone_language():
     assert translate(banner, i18n.words("en"))["text"] == "2 HOURS PLAYED"
     assert translate({"kind": "build", "result": "station"}, i18n.words("fr"))["allowance"] == "UNE GARE GRATUITE"
     assert translate({"kind": "screen", "text": "x", "view": {"name": "../etc"}}, i18n.words("en"))["text"] == "x"
+
+
+@pytest.mark.parametrize("name", sorted(set(views.SAMPLES) - {"off"}))
+def test_every_screen_the_link_sends_is_put_in_the_phone_s_language(name):
+    """The link sends a view as data (unit/app/link.py view_data): the page says it in its own language."""
+    from unit import i18n
+    from unit.app.link import view_data
+
+    view = views.SAMPLES[name]
+    if isinstance(view, views.Pairing):
+        view = views.Pairing("")  # the link never sends the code
+    data = json.loads(json.dumps(view_data(view)))
+    record = {"kind": "screen", "text": views.describe(view, i18n.words("fr")), "view": data}
+    assert translate(record, i18n.words("en"))["text"] == views.describe(view, i18n.words("en"))
 
 
 # --- pairing and the remote -----------------------------------------------------------------------

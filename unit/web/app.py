@@ -31,7 +31,26 @@ from starlette.staticfiles import StaticFiles
 
 from unit import i18n
 from unit.core import views
-from unit.core.views import Banner, BannerKind, Build, Countdown, Off, Ready, Shutdown, TimeUp
+from unit.core.menu import MenuItem
+from unit.core.views import (
+    Banner,
+    BannerKind,
+    Build,
+    Confirm,
+    Countdown,
+    Menu,
+    Off,
+    Pairing,
+    Phone,
+    PhoneAddress,
+    PhonePage,
+    Ready,
+    Shutdown,
+    Summary,
+    SummaryPage,
+    TimeUp,
+    Welcome,
+)
 from unit.web.hub import UnitHub
 from unit.web.security import BodyLimit, RateLimit, Signer, load_secret
 from unit.web.store import Store, default_root
@@ -59,6 +78,12 @@ VIEW_TYPES: dict[str, type] = {
     "build": Build,
     "timeup": TimeUp,
     "shutdown": Shutdown,
+    "welcome": Welcome,
+    "confirm": Confirm,
+    "menu": Menu,
+    "summary": Summary,
+    "phone": Phone,
+    "pairing": Pairing,  # as the link sends it: without the code
 }
 
 
@@ -69,12 +94,21 @@ def view_from(data: Any) -> views.View | None:
     """The core's view back from the link's ``view`` data; None for anything unexpected."""
     if not isinstance(data, dict) or data.get("name") not in VIEW_TYPES:
         return None
-    fields = {k: v for k, v in data.items() if k != "name"}
-    if data["name"] == "banner" and "kind" in fields:
-        fields["kind"] = BannerKind(fields["kind"])
-    try:
-        return VIEW_TYPES[data["name"]](**fields)
-    except (TypeError, ValueError):
+    name, fields = data["name"], {k: v for k, v in data.items() if k != "name"}
+    try:  # the values JSON cannot carry as they are: enums, tuples, the phone's address
+        if name == "banner":
+            fields["kind"] = BannerKind(fields["kind"])
+        elif name == "menu":
+            fields["item"] = MenuItem(fields["item"])
+        elif name == "summary":
+            fields["page"], fields["builds"] = SummaryPage(fields["page"]), tuple(fields.get("builds", ()))
+        elif name == "phone":
+            address = fields.get("address")
+            if address is not None:
+                fields["address"] = PhoneAddress(tuple(address["lines"]), tuple(address.get("qr", ())))
+            fields["page"] = PhonePage(fields.get("page", "text"))
+        return VIEW_TYPES[name](**fields)
+    except (TypeError, ValueError, KeyError, AttributeError):
         return None
 
 
