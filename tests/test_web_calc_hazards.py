@@ -201,3 +201,42 @@ def test_a_write_a_power_cut_interrupted_leaves_no_leftover_after_a_restart(data
     leftover.write_bytes(b"half a gam")
     Store(data)  # the service starts again
     assert not leftover.exists() and (data / "city.game.yaml").exists()
+
+
+def test_a_write_held_by_a_slow_disk_does_not_hold_the_other_pages(tmp_path, monkeypatch):
+    """The calculator's file work runs on worker threads: while one save waits for the SD card, the live
+    page (and the remote, the streams) still answer on the event loop."""
+    import threading
+
+    import httpx2 as httpx
+    from test_web_support import serving
+
+    from unit.web import store as stores
+
+    state = tmp_path / "state"
+    (state / "calculator").mkdir(parents=True)
+    (state / "calculator" / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
+    (state / "calculator" / "city.game.yaml").write_text(CITY_GAME, encoding="utf-8")
+    release, entered = threading.Event(), threading.Event()
+    real = stores.write_atomically
+
+    def slow(path, data):
+        entered.set()
+        release.wait(10)
+        real(path, data)
+
+    monkeypatch.setattr(stores, "write_atomically", slow)
+    with serving(state) as base, httpx.Client(base_url=base, timeout=10) as http:
+        page = http.get("/games/city").text
+        token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
+        version = re.search(r'name="version" value="([^"]+)"', page).group(1)
+        form = {"csrf": token, "version": version, "action": "cash", "player": "0", "value": "1M"}
+        saving = threading.Thread(target=lambda: http.post("/games/city", data=form, headers={"origin": base}))
+        saving.start()
+        assert entered.wait(5), "the save never reached the disk"
+        try:
+            assert http.get("/", timeout=3).status_code == 200  # answered while the save is held
+        finally:
+            release.set()
+            saving.join(10)
+    assert "1M" in (state / "calculator" / "city.game.yaml").read_text(encoding="utf-8")

@@ -16,7 +16,7 @@ import io
 import json
 import re
 import secrets
-from collections.abc import AsyncIterator
+from collections.abc import AsyncIterator, Callable
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -24,6 +24,7 @@ from urllib.parse import parse_qs, urlsplit
 import segno
 from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response, StreamingResponse
 from starlette.routing import Mount, Route
@@ -228,6 +229,20 @@ class Web:
         if not secrets.compare_digest(token.encode(), self.signer.csrf(str(session.get("id", ""))).encode()):
             return None, {}, refuse(403, "missing or wrong CSRF token")
         return session, fields, None
+
+
+def form_route(web: Web, act: Callable[[Request, dict[str, str]], Response]) -> Callable:
+    """An endpoint for a checked form (:meth:`Web.checked_form`) whose work, ``act(request, fields)``, reads and
+    writes files: it runs on a worker thread, so a slow SD card never holds the event loop (the live
+    streams, the remote's presses). Starlette runs a plain ``def`` endpoint there the same way."""
+
+    async def endpoint(request: Request) -> Response:
+        _session, fields, refusal = await web.checked_form(request)
+        if refusal is not None:
+            return refusal
+        return await run_in_threadpool(act, request, fields)
+
+    return endpoint
 
 
 def same_origin(request: Request) -> bool:

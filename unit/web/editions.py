@@ -50,6 +50,7 @@ from collections.abc import Callable
 from importlib import resources
 from typing import Any
 
+from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import BaseRoute, Route
@@ -61,7 +62,7 @@ from unit.calculator.commands import TEMPLATES
 from unit.calculator.edition import HAZARDS, SHIPPED, CityEdition, ClassicEdition
 from unit.errors import Text, UserError
 from unit.fields import name_key
-from unit.web.app import SECURITY_HEADERS, Web, refuse, same_origin, see_other
+from unit.web.app import SECURITY_HEADERS, Web, form_route, refuse, same_origin, see_other
 from unit.web.store import NAME_RE, Changed, Store
 
 KIND = "edition"
@@ -407,7 +408,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
     def said(error: UserError, request: Request) -> str:
         return error.say(i18n.words(web.lang(request)))
 
-    async def index(request: Request) -> Response:
+    def index(request: Request) -> Response:
         return list_page(request)
 
     def list_page(request: Request, status: int = 200, **extra: Any) -> Response:
@@ -436,10 +437,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         response.status_code = status
         return response
 
-    async def new(request: Request) -> Response:
-        _session, fields, refusal = await web.checked_form(request)
-        if refusal is not None:
-            return refusal
+    def new(request: Request, fields: dict[str, str]) -> Response:
         name = fields.get("name", "").strip()
         try:
             if name in SHIPPED:
@@ -452,7 +450,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             return list_page(request, 400, new_error=said(error, request), new_name=name)
         return see_other(f"/editions/{name}")
 
-    async def show(request: Request) -> Response:
+    def show(request: Request) -> Response:
         name = request.path_params["name"]
         lang = web.lang(request)
         if name in SHIPPED:
@@ -506,7 +504,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             **({"form": card_form(ed, n, lang), "errors": {}, "saved_name": None} | values),
         )
 
-    async def card(request: Request) -> Response:
+    def card(request: Request) -> Response:
         found = find(request)
         if isinstance(found, Response):
             return found
@@ -521,10 +519,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             form |= {"group": group, "skyscraper_cost": card_form(ed, saved, web.lang(request))["skyscraper_cost"]}
         return card_page(request, name, ed, version, n, saved_name=district.name, form=form)
 
-    async def save(request: Request, what: str) -> Response:
-        _session, fields, refusal = await web.checked_form(request)
-        if refusal is not None:
-            return refusal
+    def save(request: Request, fields: dict[str, str], what: str) -> Response:
         found = find(request)
         if isinstance(found, Response):
             return found
@@ -595,17 +590,14 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         response.status_code = status
         return response
 
-    async def save_card(request: Request) -> Response:
-        return await save(request, "card")
+    def save_card(request: Request, fields: dict[str, str]) -> Response:
+        return save(request, fields, "card")
 
-    async def save_values(request: Request) -> Response:
-        return await save(request, "values")
+    def save_values(request: Request, fields: dict[str, str]) -> Response:
+        return save(request, fields, "values")
 
-    async def delete_card(request: Request) -> Response:
+    def delete_card(request: Request, fields: dict[str, str]) -> Response:
         """A card entered by mistake taken out (its group too when it was the last one)."""
-        _session, fields, refusal = await web.checked_form(request)
-        if refusal is not None:
-            return refusal
         found = find(request)
         if isinstance(found, Response):
             return found
@@ -628,7 +620,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             return refuse(409, said(UserError(source_of(name), Text("web.edition.changed")), request))
         return see_other(f"/editions/{name}?m=deleted")
 
-    async def download(request: Request) -> Response:
+    def download(request: Request) -> Response:
         name = request.path_params["name"]
         if name in SHIPPED:
             text, filename = shipped_text(name), f"{name}.yaml"
@@ -641,7 +633,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{filename}"'}
         return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
 
-    async def template(request: Request) -> Response:
+    def template(request: Request) -> Response:
         """The commented template of ``monopoly-city edition template KIND``, in the page's language."""
         kind = request.path_params["kind"]
         if kind not in TEMPLATES:
@@ -651,6 +643,12 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         text = (translated if translated.is_file() else folder.joinpath(TEMPLATES[kind])).read_text(encoding="utf-8")
         headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{TEMPLATES[kind]}"'}
         return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
+
+    def keep_upload(name: str, source: str, body: bytes, lang: str) -> None:
+        edition.parse(yamlfile.parse(body, source, what=KIND), source, lang)
+        if store.version(KIND, name) is not None:
+            raise UserError(source, Text("web.edition.exists"))
+        store.write(KIND, name, body.decode("utf-8"), None)
 
     async def upload(request: Request) -> Response:
         # checked_form's checks, with the token in a header: the body is the file itself.
@@ -670,23 +668,20 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             store.path(KIND, name)
             source = source_of(name)
             body = await request.body()  # bounded by BodyLimit at MAX_UPLOAD
-            edition.parse(yamlfile.parse(body, source, what=KIND), source, lang)
-            if store.version(KIND, name) is not None:
-                raise UserError(source, Text("web.edition.exists"))
-            store.write(KIND, name, body.decode("utf-8"), None)
+            await run_in_threadpool(keep_upload, name, source, body, lang)  # parsing and the disk: off the loop
         except UserError as error:
             return answer({"ok": False, "error": said(error, request)}, 409 if isinstance(error, Changed) else 400)
         return answer({"ok": True, "location": f"/editions/{name}"})
 
     return [
         Route("/editions", index, methods=["GET"]),
-        Route("/editions/new", new, methods=["POST"]),
+        Route("/editions/new", form_route(web, new), methods=["POST"]),
         Route(UPLOAD_PATH, upload, methods=["POST"]),
         Route("/editions/{name}", show, methods=["GET"]),
         Route("/editions/{name}/card", card, methods=["GET"]),
-        Route("/editions/{name}/card", save_card, methods=["POST"]),
-        Route("/editions/{name}/values", save_values, methods=["POST"]),
-        Route("/editions/{name}/card/delete", delete_card, methods=["POST"]),
+        Route("/editions/{name}/card", form_route(web, save_card), methods=["POST"]),
+        Route("/editions/{name}/values", form_route(web, save_values), methods=["POST"]),
+        Route("/editions/{name}/card/delete", form_route(web, delete_card), methods=["POST"]),
         Route("/editions/{name}/download", download, methods=["GET"]),
         Route("/editions/{kind}/template", template, methods=["GET"]),
     ]

@@ -40,7 +40,7 @@ from unit.calculator.edition import BONUSES, HAZARDS, CityEdition
 from unit.calculator.rulebook import words as rule_words
 from unit.errors import ArgumentError, MonopolyCityError, UserError, said
 from unit.fields import name_key
-from unit.web.app import SECURITY_HEADERS, Web, refuse, see_other
+from unit.web.app import SECURITY_HEADERS, Web, form_route, refuse, see_other
 from unit.web.store import Changed, Store
 
 VARIANTS = ("timed", "quick")
@@ -285,7 +285,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
                 return refuse(404, "no such game")
             return broken(request, name, error)
 
-    async def games_page(request: Request) -> Response:
+    def games_page(request: Request) -> Response:
         return games_list(request)
 
     def games_list(request: Request, error: str = "", status: int = 200, form: dict | None = None) -> Response:
@@ -302,10 +302,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         response.status_code = status
         return response
 
-    async def create(request: Request) -> Response:
-        _session, form, refusal = await web.checked_form(request)
-        if refusal is not None:
-            return refusal
+    def create(request: Request, form: dict[str, str]) -> Response:
         lang, w = words_for(request)
         name = form.get("name", "").strip()
         edition = form.get("edition", "")
@@ -329,7 +326,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             return games_list(request, said(error.message, w), 400, form)
         return see_other(f"/games/{name}")
 
-    async def game_page(request: Request) -> Response:
+    def game_page(request: Request) -> Response:
         loaded = load(request, request.path_params["name"])
         if isinstance(loaded, Response):
             return loaded
@@ -368,10 +365,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         response.status_code = status
         return response
 
-    async def edit(request: Request) -> Response:
-        _session, form, refusal = await web.checked_form(request)
-        if refusal is not None:
-            return refusal
+    def edit(request: Request, form: dict[str, str]) -> Response:
         name = request.path_params["name"]
         loaded = load(request, name)
         if isinstance(loaded, Response):
@@ -395,7 +389,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             f"/games/{name}" + (f"?{urlencode(query)}" if query else "") + (f"#{anchor}" if anchor.isalnum() else "")
         )
 
-    async def rent_page(request: Request) -> Response:
+    def rent_page(request: Request) -> Response:
         loaded = load(request, request.path_params["name"])
         if isinstance(loaded, Response):
             return loaded
@@ -434,7 +428,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             error=error,
         )
 
-    async def fortunes_page(request: Request) -> Response:
+    def fortunes_page(request: Request) -> Response:
         loaded = load(request, request.path_params["name"])
         if isinstance(loaded, Response):
             return loaded
@@ -470,7 +464,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             big_query=urlencode(({"variant": variant} if variant else {}) | {"big": "1"}),
         )
 
-    async def check_page(request: Request) -> Response:
+    def check_page(request: Request) -> Response:
         loaded = load(request, request.path_params["name"])
         if isinstance(loaded, Response):
             return loaded
@@ -480,7 +474,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         obj, _lines = commands.check_report(game, variant, lang)
         return web.page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, obj=obj)
 
-    async def game_file(request: Request) -> Response:
+    def game_file(request: Request) -> Response:
         name = request.path_params["name"]
         try:
             text, _version = store.read("game", name)
@@ -491,9 +485,9 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
 
     return [
         Route("/games", games_page, methods=["GET"]),
-        Route("/games", create, methods=["POST"]),
+        Route("/games", form_route(web, create), methods=["POST"]),
         Route("/games/{name}", game_page, methods=["GET"]),
-        Route("/games/{name}", edit, methods=["POST"]),
+        Route("/games/{name}", form_route(web, edit), methods=["POST"]),
         Route("/games/{name}/rent", rent_page, methods=["GET"]),
         Route("/games/{name}/fortunes", fortunes_page, methods=["GET"]),
         Route("/games/{name}/check", check_page, methods=["GET"]),

@@ -155,7 +155,8 @@ class UnitHub:
             self._broadcast(obj)
 
     def _fold(self, obj: dict) -> None:
-        kind, snap = obj.get("kind"), self.snapshot
+        """A record folded into a new snapshot: pages rendered on worker threads read the old one whole."""
+        kind, snap = obj.get("kind"), dict(self.snapshot)
         if "t" in obj:
             snap["t"] = obj["t"]
         if kind == "state":
@@ -170,6 +171,7 @@ class UnitHub:
             snap["build"] = obj.get("result")
         elif kind == "settings":
             snap["settings"] = obj.get("settings")
+        self.snapshot = snap
 
     async def send(self, obj: dict) -> bool:
         """Send one message to the unit; False when no unit is there."""
