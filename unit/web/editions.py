@@ -267,7 +267,8 @@ def card_builder(ed: CityEdition, old: int | None) -> Build:
             target["districts"].insert(previous[1], card)
         else:
             target["districts"].append(card)
-        target["skyscraper_cost"] = values["skyscraper_cost"]
+        if values["skyscraper_cost"] is not None or previous is not None:  # a new card left blank: the group keeps it
+            target["skyscraper_cost"] = values["skyscraper_cost"]
         data["groups"] = [group for group in groups if group["districts"]]
         g = next(i for i, group in enumerate(data["groups"]) if group is target)
         d = next(i for i, item in enumerate(target["districts"]) if item is card)
