@@ -26,7 +26,8 @@ from test_architecture import MODULES, STDLIB, project, within  # noqa: E402
 from test_web_support import RunningUnit, serving  # noqa: E402
 
 from unit.core import views  # noqa: E402
-from unit.web.app import create_app, translate  # noqa: E402
+from unit.web.app import create_app  # noqa: E402
+from unit.web.screen import translate  # noqa: E402
 from unit.web.security import MAX_BODY, RateLimit, Signer  # noqa: E402
 
 
@@ -183,7 +184,7 @@ def test_the_end_of_a_game_forgets_the_paired_phones(client, unit):
 
 
 def test_a_phone_gone_mid_press_does_not_hold_the_button_for_ever(client, unit, monkeypatch):
-    from unit.web import app as web_app
+    from unit.web import live as web_app
 
     monkeypatch.setattr(web_app, "MAX_HOLD_SECONDS", 0.2)
     pair(client, unit)

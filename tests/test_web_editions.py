@@ -21,7 +21,7 @@ from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from unit import i18n  # noqa: E402
-from unit.calculator import edition  # noqa: E402
+from unit.calculator import edition, edition_file  # noqa: E402
 from unit.errors import UserError  # noqa: E402
 from unit.web import editions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
@@ -383,8 +383,8 @@ def test_the_file_written_reads_back_to_the_same_edition(title, district_names, 
         if district_names[i::2]
     ]
     written = edition.parse(data, "x")
-    again = edition.parse(edition.yamlfile.parse(editions.render(written), "x"), "x")
-    assert editions.document(again) == editions.document(written)  # type: ignore[arg-type]
+    again = edition.parse(edition.yamlfile.parse(edition_file.render(written), "x"), "x")
+    assert edition_file.document(again) == edition_file.document(written)  # type: ignore[arg-type]
 
 
 def test_a_file_broken_by_hand_is_listed_with_the_loaders_line_and_still_downloadable(client):
@@ -437,7 +437,7 @@ def test_the_templates_to_fill_in_are_the_command_lines(client, lang, capsys):
     lang=st.sampled_from(["fr", "en"]),
 )
 def test_a_typed_amount_gets_the_loaders_verdict_and_message(field, typed, lang):
-    ed = editions.empty("x")
+    ed = edition_file.empty("x")
     values = editions.card_values(full_card("A", "rouge") | {field: typed})
     errors, result = editions.checked(editions.card_builder(ed, None), values, "x.edition.yaml", lang)
     place = {"skyscraper_cost": "skyscraper_cost"}.get(field) or (

@@ -46,7 +46,9 @@ def local_addresses() -> list[str]:
     return found
 
 
-def phone_card(host: str, port: int, hostname: str | None = None, addresses: list[str] | None = None) -> dict:
+def phone_card(
+    host: str, port: int, hostname: str | None = None, addresses: list[str] | None = None
+) -> dict[str, list[str]]:
     """``{"lines": [...], "qr": [...]}``: what the OLED shows for a service listening on ``host:port``."""
     suffix = "" if port == 80 else f":{port}"
     if host in ANY_HOSTS:

@@ -22,7 +22,7 @@ do not survive the first change made on the phone.
 Who may edit: anyone who loaded a page (the calculator works without a running
 unit, so it cannot need the unit's pairing). Every state-changing request is a
 same-origin POST with the session's CSRF token and a bounded body
-(:meth:`Web.checked_form`); the upload, whose body is the file, makes the same
+(:func:`unit.web.common.checked_form`); the upload, whose body is the file, makes the same
 checks with the token in the ``X-CSRF-Token`` header and is bounded at
 :data:`MAX_UPLOAD`. Reading and downloading are open.
 
@@ -44,8 +44,6 @@ Routes (``/editions``):
 from __future__ import annotations
 
 import copy
-import json
-import secrets
 from collections.abc import Callable
 from importlib import resources
 from typing import Any
@@ -53,24 +51,36 @@ from typing import Any
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
-from starlette.routing import BaseRoute, Route
+from starlette.types import Scope
 
 from unit import i18n, yamlfile
 from unit.calculator import edition, money
 from unit.calculator import position as positions
 from unit.calculator.commands import TEMPLATES
 from unit.calculator.edition import HAZARDS, SHIPPED, CityEdition, ClassicEdition
+from unit.calculator.edition_file import document, empty, render
 from unit.errors import Text, UserError
 from unit.fields import name_key
-from unit.web.app import SECURITY_HEADERS, Web, form_route, refuse, same_origin, see_other
+from unit.web.common import (
+    SECURITY_HEADERS,
+    Form,
+    Refused,
+    check_token,
+    language_of,
+    page,
+    poster,
+    see_other,
+    web_of,
+    words_of,
+)
 from unit.web.store import NAME_RE, Changed, Store
 
 KIND = "edition"
 #: Monopoly City has 22 districts (reference/rules.md): the progress counts complete cards out of these.
 CITY_DISTRICTS = 22
 UPLOAD_PATH = "/editions/upload"
-#: The largest upload: 22 cards with 40-letter names and 7-digit amounts make 6.0 KB, classic-fr.yaml 7.8 KB,
-#: the commented City template 6.7 KB (``python -m unit.web.editions`` prints them): 256 KiB is 30 times more.
+#: The largest upload: 22 cards with 40-letter names and 7-digit amounts make 6.0 KB, classic-fr.yaml 7.8 KB, the
+#: commented City template 6.7 KB (``python benchmarks/web_edition_sizes.py`` prints them): 256 KiB is 30 times more.
 MAX_UPLOAD = 256 * 1024
 RENT_FIELDS = tuple(f"rent{j}" for j in range(edition.CITY_RENT_LEVELS))
 CARD_AMOUNTS = ("price", "residential_cost", "industrial_cost")
@@ -84,92 +94,6 @@ SET_ASIDE: dict[str, object] = {"name": "\x00name", "group": "\x00group"} | dict
 def source_of(name: str) -> str:
     """How the loader names the file in its lines: the file's name, never its folder."""
     return f"{name}.edition.yaml"
-
-
-# --- the edition as data, and back to its file -----------------------------------------------------
-
-
-def document(ed: CityEdition) -> dict:
-    """The edition as the loader reads it: plain values, amounts as whole numbers."""
-    return {
-        "game": "city",
-        "name": ed.name,
-        "starting_cash": ed.starting_cash,
-        "go_salary": ed.go_salary,
-        "industry_tax": ed.industry_tax,
-        "hazards": dict(ed.hazards),
-        "groups": [
-            {
-                "name": group.name,
-                "skyscraper_cost": group.skyscraper_cost,
-                "districts": [
-                    {
-                        "name": d.name,
-                        "price": d.price,
-                        "residential_cost": d.residential_cost,
-                        "industrial_cost": d.industrial_cost,
-                        "rents": None if d.rents is None else list(d.rents),
-                    }
-                    for d in (ed.districts[n] for n in group.districts)
-                ],
-            }
-            for group in ed.groups.values()
-        ],
-    }
-
-
-def amount_text(value: int | None) -> str:
-    """An amount as the cards print it (``"2,5M"``, ``"500k"``), or a plain number; ``null`` for none."""
-    if value is None:
-        return "null"
-    if value % 1000 == 0 and value >= 1000:
-        return json.dumps(money.city(value, "fr").removeprefix("M "), ensure_ascii=False)
-    return str(value)
-
-
-def quoted(text: str) -> str:
-    """``text`` as a YAML double-quoted scalar: JSON's quoting, and every invisible character escaped."""
-    out = json.dumps(text, ensure_ascii=False)
-    return "".join(
-        c if c.isprintable() else f"\\u{ord(c):04x}" if ord(c) <= 0xFFFF else f"\\U{ord(c):08x}" for c in out
-    )
-
-
-def render(ed: CityEdition) -> str:
-    """The edition file: the template's layout, one district a line, read back by the loader to ``ed``."""
-    q = quoted
-    hazards = ", ".join(f"{h}: {'null' if ed.hazards[h] is None else ed.hazards[h]}" for h in HAZARDS)
-    lines = [
-        "# Monopoly City: an edition entered card by card on the phone (monopoly-city serve, Editions).",
-        "# The command line reads it as it is: monopoly-city board THIS-FILE",
-        "game: city",
-        f"name: {q(ed.name)}",
-        f"starting_cash: {amount_text(ed.starting_cash)}",
-        f"go_salary: {amount_text(ed.go_salary)}",
-        f"industry_tax: {amount_text(ed.industry_tax)}",
-        f"hazards: {{{hazards}}}",
-        "groups:" if ed.groups else "groups: []",
-    ]
-    for group in ed.groups.values():
-        lines += [
-            f"  - name: {q(group.name)}",
-            f"    skyscraper_cost: {amount_text(group.skyscraper_cost)}",
-            "    districts:",
-        ]
-        for d in (ed.districts[n] for n in group.districts):
-            rents = "null" if d.rents is None else "[" + ", ".join(amount_text(r) for r in d.rents) + "]"
-            lines.append(
-                f"      - {{name: {q(d.name)}, price: {amount_text(d.price)}, "
-                f"residential_cost: {amount_text(d.residential_cost)}, "
-                f"industrial_cost: {amount_text(d.industrial_cost)}, rents: {rents}}}"
-            )
-    return "\n".join(lines) + "\n"
-
-
-def empty(title: str) -> CityEdition:
-    """A new City edition: no district yet, the prison worth 4 blocks (the rules), the starting cash."""
-    data = {"game": "city", "name": title, "hazards": {"prison": 4}, "groups": []}
-    return edition.parse(data, "new")  # type: ignore[return-value]  # game: city
 
 
 def cards(ed: CityEdition) -> list[tuple[str, edition.District]]:
@@ -209,10 +133,11 @@ def whole(text: str | None) -> object:
     return int(value) if value is not None and value.isascii() and value.isdigit() and len(value) <= 9 else value
 
 
-Build = Callable[[dict], tuple[dict, dict[str, str]]]
+Values = dict[str, object]  # a form's fields as the file's values (None: still to copy)
+Build = Callable[[Values], tuple[dict[str, Any], dict[str, str]]]
 
 
-def checked(build: Build, values: dict, source: str, language: str) -> tuple[dict[str, str], CityEdition | None]:
+def checked(build: Build, values: Values, source: str, language: str) -> tuple[dict[str, str], CityEdition | None]:
     """Each wrong field's message from the loader, and the edition when every field is right.
 
     ``build(values)`` gives the edition file's data and the place of each field in it. The loader stops at
@@ -242,10 +167,10 @@ def card_builder(ed: CityEdition, old: int | None) -> Build:
     """The edition file with the card put in (``old``: the place of the card it replaces)."""
     base = document(ed)
 
-    def build(values: dict) -> tuple[dict, dict[str, str]]:
+    def build(values: Values) -> tuple[dict[str, Any], dict[str, str]]:
         data = copy.deepcopy(base)
         groups = data["groups"]
-        previous: tuple[dict, int] | None = None
+        previous: tuple[dict[str, Any], int] | None = None
         if old is not None:
             flat = [(group, d) for group in groups for d in range(len(group["districts"]))]
             group, d = flat[old]
@@ -258,7 +183,10 @@ def card_builder(ed: CityEdition, old: int | None) -> Build:
             "rents": None if all(r is None for r in rents) else rents,
         }
         typed = values["group"]  # "Rouge" is the group "rouge" already entered, as names compare everywhere
-        same = lambda name: isinstance(typed, str) and name_key(name) == name_key(typed)  # noqa: E731
+
+        def same(name: str) -> bool:
+            return isinstance(typed, str) and name_key(name) == name_key(typed)
+
         target = next((group for group in groups if same(group["name"])), None)
         if target is None:
             target = {"name": values["group"], "skyscraper_cost": None, "districts": []}
@@ -285,7 +213,7 @@ def values_builder(ed: CityEdition) -> Build:
     """The edition file with its own values (name, amounts, hazards) as typed."""
     base = document(ed)
 
-    def build(values: dict) -> tuple[dict, dict[str, str]]:
+    def build(values: Values) -> tuple[dict[str, Any], dict[str, str]]:
         data = copy.deepcopy(base)
         data["name"] = values["name"]
         for key in ("starting_cash", "go_salary", "industry_tax"):
@@ -299,11 +227,11 @@ def values_builder(ed: CityEdition) -> Build:
     return build
 
 
-def card_values(fields: dict[str, str]) -> dict:
+def card_values(fields: dict[str, str]) -> Values:
     return {key: blank(fields.get(key)) for key in CARD_FIELDS}
 
 
-def edition_values(fields: dict[str, str]) -> dict:
+def edition_values(fields: dict[str, str]) -> Values:
     return {key: whole(fields.get(key)) if key in HAZARDS else blank(fields.get(key)) for key in VALUE_FIELDS}
 
 
@@ -336,356 +264,361 @@ def shipped_text(name: str) -> str:
     return resources.files("unit.calculator").joinpath(f"editions/{name}.yaml").read_text(encoding="utf-8")
 
 
-# --- the routes -------------------------------------------------------------------------------------
+# --- the endpoints ----------------------------------------------------------------------------------
 
 
 def wants_json(request: Request) -> bool:
     return "application/json" in request.headers.get("accept", "")
 
 
-def answer(obj: dict, status: int = 200) -> JSONResponse:
+def answer(obj: dict[str, Any], status: int = 200) -> JSONResponse:
     return JSONResponse(obj, status_code=status, headers=SECURITY_HEADERS)
 
 
-def too_large(web: Web) -> Callable[[dict, int], str]:
+def too_large(scope: Scope, limit: int) -> str:
     """The upload's refusal over :data:`MAX_UPLOAD` (said by the body limit): the loader's line."""
-
-    def explain(scope: dict, limit: int) -> str:
-        request = Request(scope)
-        name = request.query_params.get("name", "")
-        words = i18n.words(web.lang(request))
-        where = source_of(name) if NAME_RE.match(name) else KIND
-        return UserError(where, Text("errors.too_large", limit=limit, what=Text("errors.a.edition"))).say(words)
-
-    return explain
+    request = Request(scope)
+    name = request.query_params.get("name", "")
+    where = source_of(name) if NAME_RE.match(name) else KIND
+    return UserError(where, Text("errors.too_large", limit=limit, what=Text("errors.a.edition"))).say(words_of(request))
 
 
-def routes(web: Web, store: Store) -> list[BaseRoute]:
-    """The Editions pages on ``web``, the table's files in ``store``."""
+def said(error: UserError, request: Request) -> str:
+    return error.say(words_of(request))
 
-    def stored(name: str, language: str = "fr") -> tuple[object, str, str | None]:
-        """(the edition or the loader's error, the file's text, its version); FileNotFoundError when none."""
-        source = source_of(name)
+
+def stored(store: Store, name: str, language: str = "fr") -> tuple[object, str, str | None]:
+    """(the edition or the loader's error, the file's text, its version); FileNotFoundError when none."""
+    source = source_of(name)
+    try:
+        text, version = store.read(KIND, name)
+    except UserError as error:  # not UTF-8, too large, not a regular file: listed with its line, never edited
+        return error, "", None
+    try:
+        loaded: object = edition.parse(yamlfile.parse(text, source, what=KIND), source, language)
+    except UserError as error:
+        loaded = error
+    return loaded, text, version
+
+
+def breaks_a_game(request: Request, name: str, changed: CityEdition) -> str | None:
+    """The line saying which game of the folder would no longer read with ``changed`` (a district renamed
+    or taken out that a game holds), or None: the table's games and their edition never disagree."""
+    store = web_of(request).store
+    ref, lang = source_of(name), language_of(request)
+    for game in store.names("game"):
         try:
-            text, version = store.read(KIND, name)
-        except UserError as error:  # not UTF-8, too large, not a regular file: listed with its line, never edited
-            return error, "", None
-        try:
-            loaded: object = edition.parse(yamlfile.parse(text, source, what=KIND), source, language)
-        except UserError as error:
-            loaded = error
-        return loaded, text, version
-
-    def breaks_a_game(name: str, changed: CityEdition, request: Request) -> str | None:
-        """The line saying which game of the folder would no longer read with ``changed`` (a district renamed
-        or taken out that a game holds), or None: the table's games and their edition never disagree."""
-        ref, lang = source_of(name), web.lang(request)
-        for game in store.names("game"):
-            try:
-                text, _version = store.read("game", game)
-                data = yamlfile.parse(text, f"{game}.game.yaml", what="game file")
-                if not isinstance(data, dict) or data.get("edition") != ref:
-                    continue
-            except UserError:
-                continue  # a game that does not read already, or reads another edition: not this change's doing
-            try:
-                positions.parse(data, f"{game}.game.yaml", store.root, lang, load_edition=lambda *_a, **_k: changed)
-            except UserError as error:
-                why = error.say(i18n.words(lang))
-                return said(UserError(ref, Text("web.edition.held", game=f"{game}.game.yaml", why=why)), request)
-        return None
-
-    def find(request: Request) -> tuple[str, CityEdition, str] | Response:
-        """The City edition the path names, with its version; or the refusal to answer."""
-        name = request.path_params["name"]
-        try:
-            loaded, _text, version = stored(name)
-        except (FileNotFoundError, UserError):
-            return refuse(404, "not found")
-        if not isinstance(loaded, CityEdition) or version is None:
-            return refuse(404, "not a City edition")
-        return name, loaded, version
-
-    def said(error: UserError, request: Request) -> str:
-        return error.say(i18n.words(web.lang(request)))
-
-    def index(request: Request) -> Response:
-        return list_page(request)
-
-    def list_page(request: Request, status: int = 200, **extra: Any) -> Response:
-        lang = web.lang(request)
-        shipped = []
-        for name in SHIPPED:
-            builtin = edition.load(name, language=lang)
-            shipped.append({"name": name, "title": builtin.name, "game": builtin.game})
-        own = []
-        for name in store.names(KIND):
-            try:
-                loaded, _text, _version = stored(name, lang)
-            except (FileNotFoundError, UserError):
+            text, _version = store.read("game", game)
+            data = yamlfile.parse(text, f"{game}.game.yaml", what="game file")
+            if not isinstance(data, dict) or data.get("edition") != ref:
                 continue
-            item: dict[str, Any] = {"name": name, "game": getattr(loaded, "game", None)}
-            if isinstance(loaded, CityEdition):
-                item |= {"title": loaded.name, "done": progress(loaded), "cards": len(loaded.districts)}
-            elif isinstance(loaded, ClassicEdition):
-                item |= {"title": loaded.name}
-            else:
-                item |= {"title": name, "error": said(loaded, request) if isinstance(loaded, UserError) else ""}
-            own.append(item)
-        response = web.page(
-            request, "edition_list", shipped=shipped, own=own, total=CITY_DISTRICTS, **({"new_error": ""} | extra)
-        )
-        response.status_code = status
-        return response
-
-    def new(request: Request, fields: dict[str, str]) -> Response:
-        name = fields.get("name", "").strip()
+        except UserError:
+            continue  # a game that does not read already, or reads another edition: not this change's doing
         try:
-            if name in SHIPPED:
-                raise UserError(source_of(name), Text("web.edition.reserved"))
-            store.path(KIND, name)
-            if store.version(KIND, name) is not None:
-                raise UserError(source_of(name), Text("web.edition.exists"))
-            store.write(KIND, name, render(empty(f"Monopoly City ({name})")), None)
+            positions.parse(data, f"{game}.game.yaml", store.root, lang, load_edition=lambda *_a, **_k: changed)
         except UserError as error:
-            return list_page(request, 400, new_error=said(error, request), new_name=name)
-        return see_other(f"/editions/{name}")
+            why = error.say(i18n.words(lang))
+            return said(UserError(ref, Text("web.edition.held", game=f"{game}.game.yaml", why=why)), request)
+    return None
 
-    def show(request: Request) -> Response:
-        name = request.path_params["name"]
-        lang = web.lang(request)
-        if name in SHIPPED:
-            loaded: object = edition.load(name, language=lang)
-            version = None
-        else:
-            try:
-                loaded, _text, version = stored(name, lang)
-            except (FileNotFoundError, UserError):
-                return refuse(404, "not found")
-        context: dict[str, Any] = {"slug": name, "shipped": name in SHIPPED, "total": CITY_DISTRICTS}
-        if isinstance(loaded, UserError):
-            return web.page(request, "edition", broken=said(loaded, request), **context)
-        if isinstance(loaded, ClassicEdition):
-            return web.page(request, "edition", classic=loaded, **context)
-        assert isinstance(loaded, CityEdition)
-        listed = [
-            {"n": n, "group": group, "name": d.name, "complete": complete(loaded, group, d)}
-            for n, (group, d) in enumerate(cards(loaded))
-        ]
-        message = request.query_params.get("m", "")
-        return web.page(
-            request,
-            "edition",
-            city=loaded,
-            cards=listed,
-            done=progress(loaded),
-            form=values_form(loaded, lang),
-            errors={},
-            version=version,
-            message=message if message in ("saved", "deleted") else "",
-            hazards=HAZARDS,
-            **context,
-        )
 
-    def card_page(request: Request, name: str, ed: CityEdition, version: str, n: int | None, **values: Any):
-        lang = web.lang(request)
-        return web.page(
-            request,
-            "edition_card",
-            slug=name,
-            city=ed,
-            n=n,
-            city_card_name=None if n is None else cards(ed)[n][1].name,
-            version=version,
-            done=progress(ed),
-            total=CITY_DISTRICTS,
-            groups=list(ed.groups),
-            rents=RENT_FIELDS,
-            amounts=CARD_AMOUNTS,
-            **({"form": card_form(ed, n, lang), "errors": {}, "saved_name": None} | values),
-        )
+def find(request: Request) -> tuple[str, CityEdition, str]:
+    """The City edition the path names, with its version; :class:`Refused` (404) when there is none."""
+    name = request.path_params["name"]
+    try:
+        loaded, _text, version = stored(web_of(request).store, name)
+    except (FileNotFoundError, UserError):
+        raise Refused(404, "not found") from None
+    if not isinstance(loaded, CityEdition) or version is None:
+        raise Refused(404, "not a City edition")
+    return name, loaded, version
 
-    def card(request: Request) -> Response:
-        found = find(request)
-        if isinstance(found, Response):
-            return found
-        name, ed, version = found
-        n = _index(request.query_params.get("n"), len(ed.districts))
-        saved = _index(request.query_params.get("saved"), len(ed.districts))
-        if saved is None:
-            return card_page(request, name, ed, version, n)
-        group, district = cards(ed)[saved]
-        form = card_form(ed, n, web.lang(request))
-        if n is None:  # the next card, most likely of the same group: its group and skyscraper already there
-            form |= {"group": group, "skyscraper_cost": card_form(ed, saved, web.lang(request))["skyscraper_cost"]}
-        return card_page(request, name, ed, version, n, saved_name=district.name, form=form)
 
-    def save(request: Request, fields: dict[str, str], what: str) -> Response:
-        found = find(request)
-        if isinstance(found, Response):
-            return found
-        name, ed, version = found
-        lang = web.lang(request)
-        source = source_of(name)
-        if what == "card":
-            n = _index(fields.get("n"), len(ed.districts))
-            if fields.get("n") and n is None:
-                return refuse(400, "no such card")
-            errors, result = checked(card_builder(ed, n), card_values(fields), source, lang)
-        else:
-            n = None
-            errors, result = checked(values_builder(ed), edition_values(fields), source, lang)
-        auto = bool(fields.get("auto")) and what == "card"  # saved as typed when right, else only checked
-        if fields.get("check") or result is None:
-            status = 200 if fields.get("check") or auto else 400
-            if wants_json(request):
-                return answer({"ok": result is not None, "errors": errors}, status)
-            return invalid(request, name, ed, version, what, n, fields, errors, status)
-        held = breaks_a_game(name, result, request)
-        if held is not None:
-            if wants_json(request):
-                return answer({"ok": False, "errors": {"_": held}}, 409)
-            return invalid(request, name, ed, version, what, n, fields, {"_": held}, 409)
+def index(request: Request) -> Response:
+    return list_page(request)
+
+
+def list_page(request: Request, status: int = 200, **extra: Any) -> Response:
+    """The built-in editions (read only) and the table's own, each with its progress or its error line."""
+    store = web_of(request).store
+    lang = language_of(request)
+    shipped = []
+    for name in SHIPPED:
+        builtin = edition.load(name, language=lang)
+        shipped.append({"name": name, "title": builtin.name, "game": builtin.game})
+    own = []
+    for name in store.names(KIND):
         try:
-            new_version = store.write(KIND, name, render(result), fields.get("version", ""))  # a stale page: refused
-        except Changed:
-            line = said(UserError(source, Text("web.edition.changed")), request)
-            if wants_json(request):
-                return answer({"ok": False, "errors": {"_": line}}, 409)
-            return invalid(request, name, ed, version, what, n, fields, {"_": line}, 409)
-        if what == "card":
-            placed = next(i for i, (_g, d) in enumerate(cards(result)) if d.name == blank(fields.get("name")))
-            location = f"/editions/{name}/card?saved={placed}"
+            loaded, _text, _version = stored(store, name, lang)
+        except (FileNotFoundError, UserError):
+            continue
+        item: dict[str, Any] = {"name": name, "game": getattr(loaded, "game", None)}
+        if isinstance(loaded, CityEdition):
+            item |= {"title": loaded.name, "done": progress(loaded), "cards": len(loaded.districts)}
+        elif isinstance(loaded, ClassicEdition):
+            item |= {"title": loaded.name}
         else:
-            placed, location = None, f"/editions/{name}?m=saved"
-        if wants_json(request):
-            saved = {"ok": True, "errors": {}, "version": new_version, "n": placed, "done": progress(result)}
-            saved["progress"] = progress_text(progress(result), lang)
-            return answer(saved if auto else saved | {"location": location})
-        return see_other(location)
+            item |= {"title": name, "error": said(loaded, request) if isinstance(loaded, UserError) else ""}
+        own.append(item)
+    return page(
+        request, "edition_list", status, shipped=shipped, own=own, total=CITY_DISTRICTS, **({"new_error": ""} | extra)
+    )
 
-    def invalid(request, name, ed, version, what, n, fields, errors, status=400) -> Response:
-        """The form again, as typed, each wrong field with the loader's message (a page without script)."""
-        typed = {key: fields.get(key, "") for key in (CARD_FIELDS if what == "card" else VALUE_FIELDS)}
-        if what == "card":
-            response = card_page(request, name, ed, version, n, form=typed, errors=errors)
-        else:
-            response = web.page(
-                request,
-                "edition",
-                slug=name,
-                shipped=False,
-                total=CITY_DISTRICTS,
-                city=ed,
-                cards=[
-                    {"n": i, "group": g, "name": d.name, "complete": complete(ed, g, d)}
-                    for i, (g, d) in enumerate(cards(ed))
-                ],
-                done=progress(ed),
-                form=typed,
-                errors=errors,
-                version=version,
-                message="",
-                hazards=HAZARDS,
-            )
-        response.status_code = status
-        return response
 
-    def save_card(request: Request, fields: dict[str, str]) -> Response:
-        return save(request, fields, "card")
-
-    def save_values(request: Request, fields: dict[str, str]) -> Response:
-        return save(request, fields, "values")
-
-    def delete_card(request: Request, fields: dict[str, str]) -> Response:
-        """A card entered by mistake taken out (its group too when it was the last one)."""
-        found = find(request)
-        if isinstance(found, Response):
-            return found
-        name, ed, version = found
-        n = _index(fields.get("n"), len(ed.districts))
-        if n is None:
-            return refuse(400, "no such card")
-        data = document(ed)
-        flat = [(group, d) for group in data["groups"] for d in range(len(group["districts"]))]
-        group, d = flat[n]
-        del group["districts"][d]
-        data["groups"] = [group for group in data["groups"] if group["districts"]]
-        left: CityEdition = edition.parse(data, source_of(name))  # type: ignore[assignment]  # fewer districts
-        held = breaks_a_game(name, left, request)
-        if held is not None:
-            return refuse(409, held)
-        try:
-            store.write(KIND, name, render(left), fields.get("version", ""))
-        except Changed:
-            return refuse(409, said(UserError(source_of(name), Text("web.edition.changed")), request))
-        return see_other(f"/editions/{name}?m=deleted")
-
-    def download(request: Request) -> Response:
-        name = request.path_params["name"]
+def new(request: Request, fields: Form) -> Response:
+    """An empty City edition ``name``."""
+    store = web_of(request).store
+    name = fields.get("name", "").strip()
+    try:
         if name in SHIPPED:
-            text, filename = shipped_text(name), f"{name}.yaml"
-        else:
-            try:
-                text, _version = store.read(KIND, name)
-            except (FileNotFoundError, UserError):
-                return refuse(404, "not found")
-            filename = source_of(name)
-        headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{filename}"'}
-        return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
-
-    def template(request: Request) -> Response:
-        """The commented template of ``monopoly-city edition template KIND``, in the page's language."""
-        kind = request.path_params["kind"]
-        if kind not in TEMPLATES:
-            return refuse(404, "not found")
-        folder = resources.files("unit.calculator").joinpath("editions")
-        translated = folder.joinpath(TEMPLATES[kind].replace(".yaml", f".{web.lang(request)}.yaml"))
-        text = (translated if translated.is_file() else folder.joinpath(TEMPLATES[kind])).read_text(encoding="utf-8")
-        headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{TEMPLATES[kind]}"'}
-        return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
-
-    def keep_upload(name: str, source: str, body: bytes, lang: str) -> None:
-        edition.parse(yamlfile.parse(body, source, what=KIND), source, lang)
+            raise UserError(source_of(name), Text("web.edition.reserved"))
+        store.path(KIND, name)
         if store.version(KIND, name) is not None:
-            raise UserError(source, Text("web.edition.exists"))
-        store.write(KIND, name, body.decode("utf-8"), None)
+            raise UserError(source_of(name), Text("web.edition.exists"))
+        store.write(KIND, name, render(empty(f"Monopoly City ({name})")), None)
+    except UserError as error:
+        return list_page(request, 400, new_error=said(error, request), new_name=name)
+    return see_other(f"/editions/{name}")
 
-    async def upload(request: Request) -> Response:
-        # checked_form's checks, with the token in a header: the body is the file itself.
-        if not same_origin(request):
-            return refuse(403, "cross-site request refused")
-        session = web.session(request)
-        if session is None:
-            return refuse(403, "no session: load a page first")
-        token = request.headers.get("x-csrf-token", "")
-        if not secrets.compare_digest(token.encode(), web.signer.csrf(str(session.get("id", ""))).encode()):
-            return refuse(403, "missing or wrong CSRF token")
-        name = request.query_params.get("name", "").strip()
-        lang = web.lang(request)
+
+def show(request: Request) -> Response:
+    """A City edition's cards, progress and values (a classic one: its summary)."""
+    name = request.path_params["name"]
+    lang = language_of(request)
+    if name in SHIPPED:
+        loaded: object = edition.load(name, language=lang)
+        version = None
+    else:
         try:
-            if name in SHIPPED:
-                raise UserError(source_of(name), Text("web.edition.reserved"))
-            store.path(KIND, name)
-            source = source_of(name)
-            body = await request.body()  # bounded by BodyLimit at MAX_UPLOAD
-            await run_in_threadpool(keep_upload, name, source, body, lang)  # parsing and the disk: off the loop
-        except UserError as error:
-            return answer({"ok": False, "error": said(error, request)}, 409 if isinstance(error, Changed) else 400)
-        return answer({"ok": True, "location": f"/editions/{name}"})
+            loaded, _text, version = stored(web_of(request).store, name, lang)
+        except (FileNotFoundError, UserError):
+            raise Refused(404, "not found") from None
+    context: dict[str, Any] = {"slug": name, "shipped": name in SHIPPED, "total": CITY_DISTRICTS}
+    if isinstance(loaded, UserError):
+        return page(request, "edition", broken=said(loaded, request), **context)
+    if isinstance(loaded, ClassicEdition):
+        return page(request, "edition", classic=loaded, **context)
+    assert isinstance(loaded, CityEdition)
+    message = request.query_params.get("m", "")
+    return page(
+        request,
+        "edition",
+        city=loaded,
+        cards=listed(loaded),
+        done=progress(loaded),
+        form=values_form(loaded, lang),
+        errors={},
+        version=version,
+        message=message if message in ("saved", "deleted") else "",
+        hazards=HAZARDS,
+        **context,
+    )
 
+
+def listed(ed: CityEdition) -> list[dict[str, Any]]:
+    """The edition's cards as its page lists them."""
     return [
-        Route("/editions", index, methods=["GET"]),
-        Route("/editions/new", form_route(web, new), methods=["POST"]),
-        Route(UPLOAD_PATH, upload, methods=["POST"]),
-        Route("/editions/{name}", show, methods=["GET"]),
-        Route("/editions/{name}/card", card, methods=["GET"]),
-        Route("/editions/{name}/card", form_route(web, save_card), methods=["POST"]),
-        Route("/editions/{name}/values", form_route(web, save_values), methods=["POST"]),
-        Route("/editions/{name}/card/delete", form_route(web, delete_card), methods=["POST"]),
-        Route("/editions/{name}/download", download, methods=["GET"]),
-        Route("/editions/{kind}/template", template, methods=["GET"]),
+        {"n": n, "group": group, "name": d.name, "complete": complete(ed, group, d)}
+        for n, (group, d) in enumerate(cards(ed))
     ]
+
+
+def card_page(
+    request: Request, name: str, ed: CityEdition, version: str, n: int | None, status: int = 200, **values: Any
+) -> Response:
+    """A card's form: the card ``n``, or a new card (``n`` None)."""
+    return page(
+        request,
+        "edition_card",
+        status,
+        slug=name,
+        city=ed,
+        n=n,
+        city_card_name=None if n is None else cards(ed)[n][1].name,
+        version=version,
+        done=progress(ed),
+        total=CITY_DISTRICTS,
+        groups=list(ed.groups),
+        rents=RENT_FIELDS,
+        amounts=CARD_AMOUNTS,
+        **({"form": card_form(ed, n, language_of(request)), "errors": {}, "saved_name": None} | values),
+    )
+
+
+def card(request: Request) -> Response:
+    """A card's form (``?n=K``: the K-th card; without it, a new card; ``?saved=K``: after saving the K-th)."""
+    name, ed, version = find(request)
+    n = _index(request.query_params.get("n"), len(ed.districts))
+    saved = _index(request.query_params.get("saved"), len(ed.districts))
+    if saved is None:
+        return card_page(request, name, ed, version, n)
+    group, district = cards(ed)[saved]
+    lang = language_of(request)
+    form = card_form(ed, n, lang)
+    if n is None:  # the next card, most likely of the same group: its group and skyscraper already there
+        form |= {"group": group, "skyscraper_cost": card_form(ed, saved, lang)["skyscraper_cost"]}
+    return card_page(request, name, ed, version, n, saved_name=district.name, form=form)
+
+
+def save(request: Request, fields: Form, what: str) -> Response:
+    """Check (``check=1``) or save a card or the edition's values: JSON for the page's script, a page or a
+    redirect for a plain form; a card with ``auto=1`` is saved if it is right, else only checked."""
+    name, ed, version = find(request)
+    lang = language_of(request)
+    source = source_of(name)
+    if what == "card":
+        n = _index(fields.get("n"), len(ed.districts))
+        if fields.get("n") and n is None:
+            raise Refused(400, "no such card")
+        errors, result = checked(card_builder(ed, n), card_values(fields), source, lang)
+    else:
+        n = None
+        errors, result = checked(values_builder(ed), edition_values(fields), source, lang)
+    auto = bool(fields.get("auto")) and what == "card"  # saved as typed when right, else only checked
+    if fields.get("check") or result is None:
+        status = 200 if fields.get("check") or auto else 400
+        if wants_json(request):
+            return answer({"ok": result is not None, "errors": errors}, status)
+        return invalid(request, name, ed, version, what, n, fields, errors, status)
+    held = breaks_a_game(request, name, result)
+    if held is not None:
+        if wants_json(request):
+            return answer({"ok": False, "errors": {"_": held}}, 409)
+        return invalid(request, name, ed, version, what, n, fields, {"_": held}, 409)
+    try:
+        new_version = web_of(request).store.write(KIND, name, render(result), fields.get("version", ""))
+    except Changed:  # a stale page
+        line = said(UserError(source, Text("web.edition.changed")), request)
+        if wants_json(request):
+            return answer({"ok": False, "errors": {"_": line}}, 409)
+        return invalid(request, name, ed, version, what, n, fields, {"_": line}, 409)
+    if what == "card":
+        placed = next(i for i, (_g, d) in enumerate(cards(result)) if d.name == blank(fields.get("name")))
+        location = f"/editions/{name}/card?saved={placed}"
+    else:
+        placed, location = None, f"/editions/{name}?m=saved"
+    if wants_json(request):
+        saved: dict[str, Any] = {"ok": True, "errors": {}, "version": new_version, "n": placed}
+        saved |= {"done": progress(result), "progress": progress_text(progress(result), lang)}
+        return answer(saved if auto else saved | {"location": location})
+    return see_other(location)
+
+
+def invalid(
+    request: Request,
+    name: str,
+    ed: CityEdition,
+    version: str,
+    what: str,
+    n: int | None,
+    fields: Form,
+    errors: dict[str, str],
+    status: int = 400,
+) -> Response:
+    """The form again, as typed, each wrong field with the loader's message (a page without script)."""
+    typed = {key: fields.get(key, "") for key in (CARD_FIELDS if what == "card" else VALUE_FIELDS)}
+    if what == "card":
+        return card_page(request, name, ed, version, n, status, form=typed, errors=errors)
+    return page(
+        request,
+        "edition",
+        status,
+        slug=name,
+        shipped=False,
+        total=CITY_DISTRICTS,
+        city=ed,
+        cards=listed(ed),
+        done=progress(ed),
+        form=typed,
+        errors=errors,
+        version=version,
+        message="",
+        hazards=HAZARDS,
+    )
+
+
+def save_card(request: Request, fields: Form) -> Response:
+    return save(request, fields, "card")
+
+
+def save_values(request: Request, fields: Form) -> Response:
+    return save(request, fields, "values")
+
+
+def delete_card(request: Request, fields: Form) -> Response:
+    """A card entered by mistake taken out (its group too when it was the last one)."""
+    name, ed, _version = find(request)
+    n = _index(fields.get("n"), len(ed.districts))
+    if n is None:
+        raise Refused(400, "no such card")
+    data = document(ed)
+    flat = [(group, d) for group in data["groups"] for d in range(len(group["districts"]))]
+    group, d = flat[n]
+    del group["districts"][d]
+    data["groups"] = [group for group in data["groups"] if group["districts"]]
+    left = edition.parse(data, source_of(name))
+    assert isinstance(left, CityEdition)  # fewer districts
+    held = breaks_a_game(request, name, left)
+    if held is not None:
+        raise Refused(409, held)
+    try:
+        web_of(request).store.write(KIND, name, render(left), fields.get("version", ""))
+    except Changed:
+        raise Refused(409, said(UserError(source_of(name), Text("web.edition.changed")), request)) from None
+    return see_other(f"/editions/{name}?m=deleted")
+
+
+def download(request: Request) -> Response:
+    """The file, built-in ones too."""
+    name = request.path_params["name"]
+    if name in SHIPPED:
+        text, filename = shipped_text(name), f"{name}.yaml"
+    else:
+        try:
+            text, _version = web_of(request).store.read(KIND, name)
+        except (FileNotFoundError, UserError):
+            raise Refused(404, "not found") from None
+        filename = source_of(name)
+    headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{filename}"'}
+    return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
+
+
+def template(request: Request) -> Response:
+    """The commented template of ``monopoly-city edition template KIND``, in the page's language."""
+    kind = request.path_params["kind"]
+    if kind not in TEMPLATES:
+        raise Refused(404, "not found")
+    folder = resources.files("unit.calculator").joinpath("editions")
+    translated = folder.joinpath(TEMPLATES[kind].replace(".yaml", f".{language_of(request)}.yaml"))
+    text = (translated if translated.is_file() else folder.joinpath(TEMPLATES[kind])).read_text(encoding="utf-8")
+    headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{TEMPLATES[kind]}"'}
+    return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
+
+
+def keep_upload(store: Store, name: str, source: str, body: bytes, lang: str) -> None:
+    """The uploaded file kept as it is, if the loader reads it and no edition has its name."""
+    edition.parse(yamlfile.parse(body, source, what=KIND), source, lang)
+    if store.version(KIND, name) is not None:
+        raise UserError(source, Text("web.edition.exists"))
+    store.write(KIND, name, body.decode("utf-8"), None)
+
+
+async def upload(request: Request) -> Response:
+    """``POST /editions/upload?name=NAME``: the body is the file, the CSRF token in ``X-CSRF-Token``."""
+    check_token(request, poster(request), request.headers.get("x-csrf-token", ""))
+    name = request.query_params.get("name", "").strip()
+    store = web_of(request).store
+    try:
+        if name in SHIPPED:
+            raise UserError(source_of(name), Text("web.edition.reserved"))
+        store.path(KIND, name)
+        source = source_of(name)
+        body = await request.body()  # bounded by BodyLimit at MAX_UPLOAD
+        lang = language_of(request)
+        await run_in_threadpool(keep_upload, store, name, source, body, lang)  # parsing and the disk: off the loop
+    except UserError as error:
+        return answer({"ok": False, "error": said(error, request)}, 409 if isinstance(error, Changed) else 400)
+    return answer({"ok": True, "location": f"/editions/{name}"})
 
 
 def _index(text: str | None, count: int) -> int | None:
@@ -694,45 +627,3 @@ def _index(text: str | None, count: int) -> int | None:
         return None
     n = int(text)
     return n if n < count else None
-
-
-def measure(runs: int = 300) -> None:
-    """``python -m unit.web.editions``: the sizes behind :data:`MAX_UPLOAD` and the server time of a check."""
-    import time
-
-    folder = resources.files("unit.calculator").joinpath("editions")
-    for entry in sorted(folder.iterdir(), key=lambda e: e.name):
-        if entry.name.endswith(".yaml"):
-            print(f"{entry.name}: {len(entry.read_bytes())} bytes")
-    data = document(empty("Monopoly City (" + "x" * 40 + ")"))
-    amount = 1_234_567  # the longest way an amount is written
-    district = {"price": amount, "residential_cost": amount, "industrial_cost": amount, "rents": [amount] * 9}
-    sizes = (2, 3, 3, 3, 3, 3, 3, 2)  # 22 districts in 8 groups
-    data["groups"] = [
-        {
-            "name": f"{'g' * 40}{g}",
-            "skyscraper_cost": amount,
-            "districts": [{"name": f"{'d' * 40}{g}-{d}", **district} for d in range(size)],
-        }
-        for g, size in enumerate(sizes)
-    ]
-    full: CityEdition = edition.parse(data, "full")  # type: ignore[assignment]
-    text = render(full)
-    print(f"22 cards, 40-letter names, every amount 7 digits: {len(text.encode())} bytes; MAX_UPLOAD {MAX_UPLOAD}")
-    right = card_form(full, 10, "fr")
-    wrong = right | {key: "-1" for key in (*CARD_AMOUNTS, *RENT_FIELDS, "skyscraper_cost")} | {"name": ""}
-    for label, typed in (("a right card", right), ("a card with 14 wrong fields", wrong)):
-        times = []
-        for _ in range(runs):
-            start = time.perf_counter()
-            errors, result = checked(card_builder(full, 10), card_values(typed), "x.edition.yaml", "fr")
-            if result is not None:
-                render(result)
-            times.append((time.perf_counter() - start) * 1000)
-        times.sort()
-        p50, p99 = times[len(times) // 2], times[int(len(times) * 0.99) - 1]
-        print(f"check of {label} in a 22-card edition ({len(errors)} messages): p50 {p50:.2f} ms, p99 {p99:.2f} ms")
-
-
-if __name__ == "__main__":
-    measure()

@@ -30,17 +30,27 @@ from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
-from starlette.routing import BaseRoute, Route
 
 from unit import i18n, yamlfile
 from unit.calculator import city, classic, commands, money
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition
+from unit.calculator.rulebook import Problem
 from unit.calculator.rulebook import words as rule_words
 from unit.errors import ArgumentError, MonopolyCityError, UserError, said
 from unit.fields import name_key
-from unit.web.app import SECURITY_HEADERS, Web, form_route, refuse, see_other
+from unit.web.common import (
+    SECURITY_HEADERS,
+    Form,
+    Refused,
+    RefusedPage,
+    language_of,
+    page,
+    see_other,
+    web_of,
+    words_of,
+)
 from unit.web.store import Changed, Store
 
 VARIANTS = ("timed", "quick")
@@ -67,11 +77,11 @@ class EditionCache:
 
     def __init__(self, size: int = 16):
         self.size = size
-        self.kept: dict[tuple, editions.Edition] = {}
+        self.kept: dict[tuple[object, ...], editions.Edition] = {}
 
     def load(self, name: str, relative_to: Path, where: str, language: str) -> editions.Edition:
         if name in editions.SHIPPED:
-            key: tuple = (name, language)
+            key: tuple[object, ...] = (name, language)
         else:
             path = Path(name) if Path(name).is_absolute() else relative_to / name
             try:
@@ -126,8 +136,10 @@ def squares_of(game: positions.Game) -> list[dict[str, Any]]:
     return out
 
 
-def problems(game: positions.Game, variant: str | None, language: str) -> list:
-    return commands.problems_of(game, variant, language)
+def problems(game: positions.Game, variant: str | None, language: str) -> list[Problem]:
+    """The position's broken rules, as ``monopoly-city check`` finds them."""
+    found: list[Problem] = commands.problems_of(game, variant, language)
+    return found
 
 
 # --- changing a game: the file's data, then the loader and the check ------------------------------
@@ -211,14 +223,16 @@ def player_name_fits(name: str) -> bool:
     return 0 < len(name) <= PLAYER_NAME_CHARS and name.isprintable()
 
 
-def player_index(form: dict[str, str], players: list, language: str) -> int:
+def player_index(form: dict[str, str], players: list[dict[str, Any]], language: str) -> int:
     text = form.get("player", "")
     if not (text.isascii() and text.isdigit()) or int(text) >= len(players):  # not '²': isdigit, not int
         raise FieldError(i18n.words(language)("web.calc.no_player"))
     return int(text)
 
 
-def held(data: dict, game: positions.Game, typed: str, language: str) -> tuple[dict, dict]:
+def held(
+    data: dict[str, Any], game: positions.Game, typed: str, language: str
+) -> tuple[dict[str, Any], dict[str, Any]]:
     """The player's entry and the holding's entry in ``data`` for the square ``typed``; who holds nobody's is
     refused with the calculator's « nobody owns » sentence."""
     if game.kind == "city":
@@ -233,7 +247,7 @@ def held(data: dict, game: positions.Game, typed: str, language: str) -> tuple[d
     raise UserError("square", rule_words(language, "args.nobody_owns", s=name))
 
 
-def set_value(holding: dict, key: str, text: str, kind: str, language: str) -> None:
+def set_value(holding: dict[str, Any], key: str, text: str, kind: str, language: str) -> None:
     """One field of a holding, as the file writes it; the loader checks it (a negative count, a bad name)."""
     allowed = (*CITY_COUNTS, *CITY_FLAGS, "hazard", "bonus") if kind == "city" else ("houses", *CLASSIC_FLAGS)
     if key not in allowed:
@@ -261,238 +275,247 @@ def starting_cash(game: positions.Game) -> int | str:
 # --- the pages ------------------------------------------------------------------------------------
 
 
-def routes(web: Web, store: Store) -> list[BaseRoute]:
-    def words_for(request: Request) -> tuple[str, i18n.Words]:
-        lang = web.lang(request)
-        return lang, i18n.words(lang)
+def broken(request: Request, name: str, error: MonopolyCityError, status: int = 422) -> RefusedPage:
+    """A file that cannot be read as a game (edited by hand, an edition gone): its one line."""
+    text = error.say(words_of(request)) if isinstance(error, UserError) else str(error)
+    return RefusedPage(status, "game_broken", game_name=name, error=text)
 
-    def broken(request: Request, name: str, error: MonopolyCityError, status: int = 422) -> Response:
-        """A file that cannot be read as a game (edited by hand, an edition gone): its one line."""
-        _lang, w = words_for(request)
-        text = error.say(w) if isinstance(error, UserError) else str(error)
-        response = web.page(request, "game_broken", game_name=name, error=text)
-        response.status_code = status
-        return response
 
-    def load(request: Request, name: str) -> Loaded | Response:
-        lang, _w = words_for(request)
-        try:
-            return Loaded(store, name, lang)
-        except FileNotFoundError:
-            return refuse(404, "no such game")
-        except UserError as error:
-            if error.where in ("game", "edition"):  # the name itself
-                return refuse(404, "no such game")
-            return broken(request, name, error)
+def load(request: Request, name: str) -> Loaded:
+    """The game the path names; 404 when there is none, its line when it does not read."""
+    try:
+        return Loaded(web_of(request).store, name, language_of(request))
+    except FileNotFoundError:
+        raise Refused(404, "no such game") from None
+    except UserError as error:
+        if error.where in ("game", "edition"):  # the name itself
+            raise Refused(404, "no such game") from None
+        raise broken(request, name, error) from None
 
-    def games_page(request: Request) -> Response:
-        return games_list(request)
 
-    def games_list(request: Request, error: str = "", status: int = 200, form: dict | None = None) -> Response:
-        shipped = list(editions.SHIPPED)
-        mine = [f"{n}.edition.yaml" for n in store.names("edition")]
-        response = web.page(
-            request,
-            "games",
-            games=store.names("game"),
-            editions=shipped + mine,
-            error=error,
-            form=form or {},
-        )
-        response.status_code = status
-        return response
+def games_page(request: Request) -> Response:
+    return games_list(request)
 
-    def create(request: Request, form: dict[str, str]) -> Response:
-        lang, w = words_for(request)
-        name = form.get("name", "").strip()
-        edition = form.get("edition", "")
-        names = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
-        shipped = list(editions.SHIPPED)
-        if edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
-            return games_list(request, w("web.calc.no_edition"), 400, form)
-        if len(names) > MAX_PLAYERS or not all(player_name_fits(n) for n in names):
-            return games_list(request, w("web.calc.player_name", n=PLAYER_NAME_CHARS), 400, form)
-        try:
-            store.path("game", name)
-            found = editions.load(edition, relative_to=store.root, where="edition", language=lang)
-            cash = found.starting_cash if isinstance(found, CityEdition) else found.rules.starting_cash
-            owned = "districts" if found.game == "city" else "properties"
-            data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in names]}
-            game = positions.parse(data, f"{name}.game.yaml", store.root, lang)
-            store.write("game", name, positions.dumps(game, edition), None)
-        except Changed:
-            return games_list(request, w("web.calc.exists", name=name), 409, form)
-        except UserError as error:
-            return games_list(request, said(error.message, w), 400, form)
-        return see_other(f"/games/{name}")
 
-    def game_page(request: Request) -> Response:
-        loaded = load(request, request.path_params["name"])
-        if isinstance(loaded, Response):
-            return loaded
-        return show_game(request, loaded, request.query_params.get("variant"))
+def games_list(request: Request, error: str = "", status: int = 200, form: Form | None = None) -> Response:
+    store = web_of(request).store
+    shipped = list(editions.SHIPPED)
+    mine = [f"{n}.edition.yaml" for n in store.names("edition")]
+    return page(
+        request,
+        "games",
+        status,
+        games=store.names("game"),
+        editions=shipped + mine,
+        error=error,
+        form=form or {},
+    )
 
-    def show_game(
-        request: Request, loaded: Loaded, variant_text: str | None, error: FieldError | None = None, status: int = 200
-    ) -> Response:
-        lang, _w = words_for(request)
-        game = loaded.game
-        variant = variant_of(game, variant_text)
-        owners = game.owners()
-        free = [s["name"] for s in squares_of(game) if s["kind"] != "tax" and s["name"] not in owners]
-        values = {}
-        for player in game.players:
-            for h in player.holdings:
-                values[city_or_classic_name(h)] = holding_value(game, player, h, variant, lang)
-        response = web.page(
-            request,
-            "game",
-            game_name=loaded.name,
-            version=loaded.version,
-            game=game,
-            kind=game.kind,
-            variant=variant,
-            free=free,
-            values=values,
-            fmt=lambda amount: money_text(game.kind, amount, lang),
-            groups=group_of(game),
-            group_label=lambda group: group_label(game, group, lang),
-            hazards=HAZARDS,
-            bonuses=BONUSES,
-            problems=problems(game, variant, lang),
-            error=error,
-        )
-        response.status_code = status
-        return response
 
-    def edit(request: Request, form: dict[str, str]) -> Response:
-        name = request.path_params["name"]
-        loaded = load(request, name)
-        if isinstance(loaded, Response):
-            return loaded
-        lang, w = words_for(request)
-        if form.get("version") != loaded.version:
-            return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
-        try:
-            after = change(loaded, form, store.root, lang)
-        except FieldError as error:
-            return show_game(request, loaded, form.get("variant"), error, 400)
-        try:
-            store.write("game", name, positions.dumps(after, loaded.edition_ref), loaded.version)
-        except Changed:
-            return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
-        except UserError as error:  # too large for the command line, or the disk refused it: nothing written
-            return show_game(request, loaded, form.get("variant"), FieldError(error.say(w)), 507)
-        query = {"variant": form["variant"]} if form.get("variant") in VARIANTS else {}
-        anchor = form.get("anchor", "")
-        return see_other(
-            f"/games/{name}" + (f"?{urlencode(query)}" if query else "") + (f"#{anchor}" if anchor.isalnum() else "")
-        )
+def create(request: Request, form: Form) -> Response:
+    """A new game: an edition, the players, each with the edition's starting cash."""
+    store = web_of(request).store
+    lang, w = language_of(request), words_of(request)
+    name = form.get("name", "").strip()
+    edition = form.get("edition", "")
+    names = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
+    shipped = list(editions.SHIPPED)
+    if edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
+        return games_list(request, w("web.calc.no_edition"), 400, form)
+    if len(names) > MAX_PLAYERS or not all(player_name_fits(n) for n in names):
+        return games_list(request, w("web.calc.player_name", n=PLAYER_NAME_CHARS), 400, form)
+    try:
+        store.path("game", name)
+        found = editions.load(edition, relative_to=store.root, where="edition", language=lang)
+        cash = found.starting_cash if isinstance(found, CityEdition) else found.rules.starting_cash
+        owned = "districts" if found.game == "city" else "properties"
+        data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in names]}
+        game = positions.parse(data, f"{name}.game.yaml", store.root, lang)
+        store.write("game", name, positions.dumps(game, edition), None)
+    except Changed:
+        return games_list(request, w("web.calc.exists", name=name), 409, form)
+    except UserError as error:
+        return games_list(request, said(error.message, w), 400, form)
+    return see_other(f"/games/{name}")
 
-    def rent_page(request: Request) -> Response:
-        loaded = load(request, request.path_params["name"])
-        if isinstance(loaded, Response):
-            return loaded
-        lang, w = words_for(request)
-        game = loaded.game
-        squares = squares_of(game)
-        query = request.query_params.get("q", "")
-        shown = [s for s in squares if name_key(query) in s["key"]] if query.strip() else squares
-        chosen = request.query_params.get("square", "")
-        dice_text = request.query_params.get("dice", "")
-        report, error, needs_dice = None, "", False
-        if chosen:
-            kind = next((s["kind"] for s in squares if s["name"] == chosen), None)
-            needs_dice = kind == "utility" and bool(dice_text)  # the buttons stay to change the throw
-            dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
-            try:  # the calculator says whether the dice count (not for a mortgaged or nobody's utility)
-                obj, lines = commands.rent_report(game, chosen, dice, lang)
-                report = {"obj": obj, "title": lines[0], "lines": [x.removeprefix("  • ") for x in lines[1:-1]]}
-                report["total"] = lines[-1]
-            except UserError as e:
-                error = said(e.message, w)
-                if isinstance(e, ArgumentError) and e.argument == "dice":
-                    needs_dice = True
-                    error = w("web.calc.dice_needed") if dice is None else error
-        return web.page(
-            request,
-            "rent",
-            game_name=loaded.name,
-            game=game,
-            squares=shown,
-            query=query,
-            chosen=chosen,
-            dice=dice_text,
-            needs_dice=needs_dice,
-            report=report,
-            error=error,
-        )
 
-    def fortunes_page(request: Request) -> Response:
-        loaded = load(request, request.path_params["name"])
-        if isinstance(loaded, Response):
-            return loaded
-        lang, _w = words_for(request)
-        game = loaded.game
-        variant = variant_of(game, request.query_params.get("variant"))
-        try:
-            obj, lines = commands.fortune_report(game, variant, lang)
-        except UserError as error:  # a City card not copied yet: the line says which
-            return broken(request, loaded.name, error)
-        players = {p.name: p for p in game.players}
-        details = {
-            row["name"]: [
-                (city_or_classic_name(h), holding_value(game, players[row["name"]], h, variant, lang))
-                for h in players[row["name"]].holdings
-            ]
-            for row in obj["players"]
-        }
-        return web.page(
-            request,
-            "fortunes",
-            game_name=loaded.name,
-            game=game,
-            kind=game.kind,
-            variant=variant,
-            obj=obj,
-            title=lines[0],
-            winner_line=lines[-1],
-            details=details,
-            fmt=lambda amount: money_text(game.kind, amount, lang),
-            big=request.query_params.get("big") == "1",
-            small_query=urlencode({"variant": variant} if variant else {}),
-            big_query=urlencode(({"variant": variant} if variant else {}) | {"big": "1"}),
-        )
+def game_page(request: Request) -> Response:
+    loaded = load(request, request.path_params["name"])
+    return show_game(request, loaded, request.query_params.get("variant"))
 
-    def check_page(request: Request) -> Response:
-        loaded = load(request, request.path_params["name"])
-        if isinstance(loaded, Response):
-            return loaded
-        lang, _w = words_for(request)
-        game = loaded.game
-        variant = variant_of(game, request.query_params.get("variant"))
-        obj, _lines = commands.check_report(game, variant, lang)
-        return web.page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, obj=obj)
 
-    def game_file(request: Request) -> Response:
-        name = request.path_params["name"]
-        try:
-            text, _version = store.read("game", name)
-        except (FileNotFoundError, UserError):
-            return refuse(404, "no such game")
-        headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{name}.game.yaml"'}
-        return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
+def show_game(
+    request: Request, loaded: Loaded, variant_text: str | None, error: FieldError | None = None, status: int = 200
+) -> Response:
+    """The position: every player, their cash and holdings, each holding's value, the problems."""
+    lang = language_of(request)
+    game = loaded.game
+    variant = variant_of(game, variant_text)
+    owners = game.owners()
+    free = [s["name"] for s in squares_of(game) if s["kind"] != "tax" and s["name"] not in owners]
+    values = {}
+    for player in game.players:
+        for h in player.holdings:
+            values[city_or_classic_name(h)] = holding_value(game, player, h, variant, lang)
+    return page(
+        request,
+        "game",
+        status,
+        game_name=loaded.name,
+        version=loaded.version,
+        game=game,
+        kind=game.kind,
+        variant=variant,
+        free=free,
+        values=values,
+        fmt=lambda amount: money_text(game.kind, amount, lang),
+        groups=group_of(game),
+        group_label=lambda group: group_label(game, group, lang),
+        hazards=HAZARDS,
+        bonuses=BONUSES,
+        problems=problems(game, variant, lang),
+        error=error,
+    )
 
-    return [
-        Route("/games", games_page, methods=["GET"]),
-        Route("/games", form_route(web, create), methods=["POST"]),
-        Route("/games/{name}", game_page, methods=["GET"]),
-        Route("/games/{name}", form_route(web, edit), methods=["POST"]),
-        Route("/games/{name}/rent", rent_page, methods=["GET"]),
-        Route("/games/{name}/fortunes", fortunes_page, methods=["GET"]),
-        Route("/games/{name}/check", check_page, methods=["GET"]),
-        Route("/games/{name}/file", game_file, methods=["GET"]),
-    ]
+
+def edit(request: Request, form: Form) -> Response:
+    """One change to the position, made from the version the page showed; refused with the rule's sentence."""
+    store = web_of(request).store
+    name = request.path_params["name"]
+    loaded = load(request, name)
+    lang, w = language_of(request), words_of(request)
+    if form.get("version") != loaded.version:
+        return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
+    try:
+        after = change(loaded, form, store.root, lang)
+    except FieldError as error:
+        return show_game(request, loaded, form.get("variant"), error, 400)
+    try:
+        store.write("game", name, positions.dumps(after, loaded.edition_ref), loaded.version)
+    except Changed:
+        return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
+    except UserError as error:  # too large for the command line, or the disk refused it: nothing written
+        return show_game(request, loaded, form.get("variant"), FieldError(error.say(w)), 507)
+    query = {"variant": form["variant"]} if form.get("variant") in VARIANTS else {}
+    anchor = form.get("anchor", "")
+    return see_other(
+        f"/games/{name}" + (f"?{urlencode(query)}" if query else "") + (f"#{anchor}" if anchor.isalnum() else "")
+    )
+
+
+def rent_page(request: Request) -> Response:
+    """Pick a square (search any part of its name), see who pays what and why."""
+    loaded = load(request, request.path_params["name"])
+    game = loaded.game
+    squares = squares_of(game)
+    query = request.query_params.get("q", "")
+    shown = [s for s in squares if name_key(query) in s["key"]] if query.strip() else squares
+    chosen = request.query_params.get("square", "")
+    dice_text = request.query_params.get("dice", "")
+    report, error, needs_dice = rent_of(game, squares, chosen, dice_text, language_of(request))
+    return page(
+        request,
+        "rent",
+        game_name=loaded.name,
+        game=game,
+        squares=shown,
+        query=query,
+        chosen=chosen,
+        dice=dice_text,
+        needs_dice=needs_dice,
+        report=report,
+        error=error,
+    )
+
+
+def rent_of(
+    game: positions.Game, squares: list[dict[str, Any]], chosen: str, dice_text: str, language: str
+) -> tuple[dict[str, Any] | None, str, bool]:
+    """The rent page's report of ``chosen`` (none when no square is chosen), its error line, and whether the
+    dice buttons are shown: the calculator's own rent report, as ``monopoly-city rent`` prints it."""
+    w = i18n.words(language)
+    report: dict[str, Any] | None = None
+    error, needs_dice = "", False
+    if chosen:
+        kind = next((s["kind"] for s in squares if s["name"] == chosen), None)
+        needs_dice = kind == "utility" and bool(dice_text)  # the buttons stay to change the throw
+        dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
+        try:  # the calculator says whether the dice count (not for a mortgaged or nobody's utility)
+            obj, lines = commands.rent_report(game, chosen, dice, language)
+            report = {"obj": obj, "title": lines[0], "lines": [x.removeprefix("  • ") for x in lines[1:-1]]}
+            report["total"] = lines[-1]
+        except UserError as e:
+            error = said(e.message, w)
+            if isinstance(e, ArgumentError) and e.argument == "dice":
+                needs_dice = True
+                error = w("web.calc.dice_needed") if dice is None else error
+    return report, error, needs_dice
+
+
+def fortunes_page(request: Request) -> Response:
+    """The fortunes, each player's detail, the winner (``?big=1``: the table's view)."""
+    loaded = load(request, request.path_params["name"])
+    game = loaded.game
+    variant = variant_of(game, request.query_params.get("variant"))
+    values = fortunes_of(request, loaded, variant)
+    return page(
+        request,
+        "fortunes",
+        game_name=loaded.name,
+        game=game,
+        kind=game.kind,
+        variant=variant,
+        big=request.query_params.get("big") == "1",
+        small_query=urlencode({"variant": variant} if variant else {}),
+        big_query=urlencode(({"variant": variant} if variant else {}) | {"big": "1"}),
+        **values,
+    )
+
+
+def fortunes_of(request: Request, loaded: Loaded, variant: str | None) -> dict[str, Any]:
+    """The fortunes page's figures: the calculator's own fortune report, as ``monopoly-city fortune`` prints
+    it, and each player's holdings with their values; a City card not copied yet refuses the page."""
+    lang = language_of(request)
+    game = loaded.game
+    try:
+        obj, lines = commands.fortune_report(game, variant, lang)
+    except UserError as error:  # a City card not copied yet: the line says which
+        raise broken(request, loaded.name, error) from None
+    players = {p.name: p for p in game.players}
+    details = {
+        row["name"]: [
+            (city_or_classic_name(h), holding_value(game, players[row["name"]], h, variant, lang))
+            for h in players[row["name"]].holdings
+        ]
+        for row in obj["players"]
+    }
+    return {
+        "obj": obj,
+        "title": lines[0],
+        "winner_line": lines[-1],
+        "details": details,
+        "fmt": lambda amount: money_text(game.kind, amount, lang),
+    }
+
+
+def check_page(request: Request) -> Response:
+    """The position's problems, each with its rule's sentence: the calculator's own check report."""
+    loaded = load(request, request.path_params["name"])
+    game = loaded.game
+    variant = variant_of(game, request.query_params.get("variant"))
+    obj, _lines = commands.check_report(game, variant, language_of(request))
+    return page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, obj=obj)
+
+
+def game_file(request: Request) -> Response:
+    """The game file itself (what ``monopoly-city rent/fortune/check`` read)."""
+    name = request.path_params["name"]
+    try:
+        text, _version = web_of(request).store.read("game", name)
+    except (FileNotFoundError, UserError):
+        raise Refused(404, "no such game") from None
+    headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{name}.game.yaml"'}
+    return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
 
 
 # --- small helpers for the templates ---------------------------------------------------------------

@@ -1,0 +1,241 @@
+"""What every page of the phone companion shares: the application's state, a page, a session, a checked form,
+and the refusals with the one handler that renders them.
+
+The composition root (:func:`unit.web.app.create_app`) puts one :class:`Web` on ``app.state.web``; the
+endpoints, plain functions at module level in :mod:`unit.web.live`, :mod:`unit.web.game` and
+:mod:`unit.web.editions`, find it with :func:`web_of`. A request that cannot be answered raises
+:class:`Refused` (one plain line, as the service has always said it) or :class:`RefusedPage` (a page with
+its status); :func:`refused` renders both, and Starlette's own 404 and 405, the same way.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import functools
+import secrets
+from collections.abc import Awaitable, Callable
+from pathlib import Path
+from typing import Any
+from urllib.parse import parse_qs, urlsplit
+
+from jinja2 import Environment, FileSystemLoader, select_autoescape
+from starlette.concurrency import run_in_threadpool
+from starlette.exceptions import HTTPException
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+
+from unit import i18n
+from unit.web.hub import UnitHub
+from unit.web.screen import translate
+from unit.web.security import RateLimit, Signer, load_secret
+from unit.web.store import Store, default_root
+
+HERE = Path(__file__).resolve().parent
+COOKIE = "mc_session"
+LANG_COOKIE = "mc_lang"
+SECURITY_HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; style-src 'self'; script-src 'self'; "
+    "connect-src 'self'; media-src 'self'; frame-ancestors 'none'; form-action 'self'; base-uri 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "same-origin",
+    "X-Frame-Options": "DENY",
+    "Cache-Control": "no-store",
+}
+#: How Starlette's own refusals (no such route, another method) have always been worded here.
+ROUTING_WORDS = {404: "not found", 405: "method not allowed"}
+
+Session = dict[str, Any]  # the signed cookie's value: ``id`` and, once paired, ``gen``
+Form = dict[str, str]  # a form's fields, the first value of each
+Held = dict[str, asyncio.TimerHandle]  # a phone's buttons down: the release each will get if it goes away
+
+
+class Web:
+    """The application's state: the hub, the calculator's files, the signer, the rate limits, the templates."""
+
+    def __init__(self, state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None):
+        self.hub = UnitHub(state_dir)
+        #: The calculator's editions and games (``serve --data``); beside the state when none is given.
+        self.store = Store(data_dir if data_dir is not None else default_root(state_dir))
+        self.signer = Signer(load_secret(state_dir))
+        self.language = language if language in i18n.languages() else i18n.REFERENCE
+        self.pair_tries = RateLimit(count=5, seconds=60.0, total=30)
+        self.code_requests = RateLimit(count=3, seconds=60.0, total=10)
+        self.held: dict[str, Held] = {}  # session id -> its buttons down
+        self.templates = Environment(
+            loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False
+        )
+
+    def let_go(self, held: Held, button: str) -> None:
+        """Release a button held longer than any long press needs (the phone went away)."""
+        held.pop(button, None)
+        asyncio.get_running_loop().create_task(self.hub.send({"release": button}))
+
+
+def web_of(request: Request) -> Web:
+    """The application's :class:`Web`, as the composition root placed it."""
+    web: Web = request.app.state.web
+    return web
+
+
+# --- refusals: raised by the endpoints, rendered by one handler ------------------------------------
+
+
+class Refused(HTTPException):
+    """A request refused with one plain line (``not paired``, ``no such game``...)."""
+
+    def __init__(self, status: int, text: str):
+        super().__init__(status, text)
+
+
+class RefusedPage(HTTPException):
+    """A request refused with a page (``name``, rendered with ``values``) and its status: the remote saying to
+    wait (429), a game file that does not read (422)."""
+
+    def __init__(self, status: int, name: str, **values: Any):
+        super().__init__(status, name)
+        self.name = name
+        self.values = values
+
+
+def refused(request: Request, exc: Exception) -> Response:
+    """The one exception handler: a :class:`RefusedPage` as its page, any other HTTPException as one line."""
+    assert isinstance(exc, HTTPException)  # registered for HTTPException only
+    if isinstance(exc, RefusedPage):
+        return page(request, exc.name, exc.status_code, **exc.values)
+    text = exc.detail if isinstance(exc, Refused) else ROUTING_WORDS.get(exc.status_code, exc.detail)
+    return PlainTextResponse(
+        text + "\n", status_code=exc.status_code, headers=SECURITY_HEADERS | dict(exc.headers or {})
+    )
+
+
+# --- sessions and pages ----------------------------------------------------------------------------
+
+
+def session(request: Request) -> Session | None:
+    """The visitor's signed session, None without a valid cookie."""
+    return web_of(request).signer.unsign(request.cookies.get(COOKIE))
+
+
+def paired(request: Request, visitor: Session | None) -> bool:
+    """Whether ``visitor`` paired with the unit's current pairing generation (a new game renews it)."""
+    generation = web_of(request).hub.generation
+    return visitor is not None and generation is not None and visitor.get("gen") == generation
+
+
+def set_session(request: Request, response: Response, visitor: Session) -> None:
+    cookie = web_of(request).signer.sign(visitor)
+    response.set_cookie(COOKIE, cookie, max_age=30 * 86400, httponly=True, samesite="strict")
+
+
+def language_of(request: Request) -> str:
+    """The page's language: ``?lang=``, then the cookie, then the service's own."""
+    web = web_of(request)
+    wanted = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE) or web.language
+    return wanted if wanted in i18n.languages() else web.language
+
+
+def words_of(request: Request) -> i18n.Words:
+    return i18n.words(language_of(request))
+
+
+def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLResponse:
+    """Render a page; give the visitor a session (an id and its CSRF token) if it has none."""
+    web = web_of(request)
+    visitor = session(request)
+    fresh = visitor is None
+    if visitor is None:
+        visitor = {"id": secrets.token_hex(12)}
+    language = language_of(request)
+    words = i18n.words(language)
+    snapshot = translate(web.hub.snapshot, words)
+    context = {
+        "w": words,
+        "lang": language,
+        "other": [code for code in i18n.languages() if code != language],
+        "paired": paired(request, visitor),
+        "csrf": web.signer.csrf(visitor["id"]),
+        "snap": snapshot,
+        "unit": web.hub.connected,
+        "page_name": name,
+        "client_words": {
+            k.removeprefix("web."): v for k, v in words.entries.items() if k.startswith(("web.js.", "web.state."))
+        },
+    } | values
+    body = web.templates.get_template(f"{name}.html").render(**context)
+    response = HTMLResponse(body, status_code=status, headers=SECURITY_HEADERS)
+    if fresh:
+        set_session(request, response, visitor)
+    if request.query_params.get("lang") == language:
+        response.set_cookie(LANG_COOKIE, language, max_age=365 * 86400, samesite="strict")
+    return response
+
+
+def see_other(path: str) -> Response:
+    return RedirectResponse(path, status_code=303, headers=SECURITY_HEADERS)
+
+
+# --- who may post ------------------------------------------------------------------------------------
+
+
+def same_origin(request: Request) -> bool:
+    """False for a request a browser marks as coming from another site (Origin, Sec-Fetch-Site)."""
+    if request.headers.get("sec-fetch-site", "same-origin") not in ("same-origin", "none"):
+        return False
+    origin = request.headers.get("origin")
+    if origin is None or origin == "null":
+        return origin is None
+    return urlsplit(origin).netloc == request.headers.get("host", "")
+
+
+def client_key(request: Request) -> str:
+    """Who the rate limits count: the client's address."""
+    return request.client.host if request.client else "?"
+
+
+def poster(request: Request) -> Session:
+    """The session of a same-origin request; :class:`Refused` for a cross-site one or a visitor without one."""
+    if not same_origin(request):
+        raise Refused(403, "cross-site request refused")
+    visitor = session(request)
+    if visitor is None:
+        raise Refused(403, "no session: load a page first")
+    return visitor
+
+
+def check_token(request: Request, visitor: Session, token: str) -> None:
+    """:class:`Refused` unless ``token`` is the session's CSRF token."""
+    expected = web_of(request).signer.csrf(str(visitor.get("id", "")))
+    if not secrets.compare_digest(token.encode(), expected.encode()):
+        raise Refused(403, "missing or wrong CSRF token")
+
+
+async def checked_form(request: Request) -> tuple[Session, Form]:
+    """A same-origin POST form with the session's CSRF token: (session, fields); :class:`Refused` otherwise."""
+    visitor = poster(request)
+    ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
+    if ctype != "application/x-www-form-urlencoded":
+        raise Refused(415, "expected a form")
+    body = await request.body()  # bounded by BodyLimit
+    try:
+        parsed = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=20, strict_parsing=False)
+    except (UnicodeDecodeError, ValueError):
+        raise Refused(400, "malformed form") from None
+    fields = {key: values[0] for key, values in parsed.items()}
+    check_token(request, visitor, fields.pop("csrf", "") or request.headers.get("x-csrf-token", ""))
+    return visitor, fields
+
+
+FormAct = Callable[[Request, Form], Response]
+
+
+def form_endpoint(act: FormAct) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint for a checked form (:func:`checked_form`) whose work, ``act(request, fields)``, reads and
+    writes files: it runs on a worker thread, so a slow SD card never holds the event loop (the live
+    streams, the remote's presses). Starlette runs a plain ``def`` endpoint there the same way."""
+
+    @functools.wraps(act)
+    async def endpoint(request: Request) -> Response:
+        _session, fields = await checked_form(request)
+        return await run_in_threadpool(act, request, fields)
+
+    return endpoint

@@ -1,0 +1,193 @@
+"""The unit's pages: the live view and its event stream, the remote and pairing, the settings, sharing.
+
+Routes (docs/phone.en.md): ``/`` the live view, ``/remote`` the banker's
+buttons and pairing, ``/settings``, ``/share`` with the QR code
+(``/qr.svg``), ``/events`` the live stream (server-sent events). Every
+state-changing route is a POST that needs the session cookie, the session's
+CSRF token and a same-origin request (:func:`unit.web.common.checked_form`);
+pressing and settings also need a paired session.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import io
+import json
+import re
+import secrets
+from collections.abc import AsyncIterator
+from typing import Any
+
+import segno
+from starlette.requests import Request
+from starlette.responses import Response, StreamingResponse
+
+from unit import i18n
+from unit.web.common import (
+    SECURITY_HEADERS,
+    Refused,
+    RefusedPage,
+    checked_form,
+    client_key,
+    language_of,
+    page,
+    paired,
+    see_other,
+    set_session,
+    web_of,
+)
+from unit.web.screen import translate
+
+BUTTON_NAMES = ("power", "auction", "build")
+HEARTBEAT_SECONDS = 15.0
+MAX_HOLD_SECONDS = 10.0  # longer than any long press (cancel 2 s, shutdown 3 s by default)
+HOST_RE = re.compile(r"^[A-Za-z0-9.\-]{1,253}(:\d{1,5})?$|^\[[0-9A-Fa-f:.]{2,45}\](:\d{1,5})?$")
+PAIR_MESSAGES = ("shown", "wrong", "slow", "nounit", "paired")
+
+
+# --- the pages -------------------------------------------------------------------------------------
+
+
+async def live(request: Request) -> Response:
+    return page(request, "live")
+
+
+async def remote(request: Request) -> Response:
+    message = request.query_params.get("m", "")
+    return page(request, "remote", message=message if message in PAIR_MESSAGES else "")
+
+
+async def settings_page(request: Request) -> Response:
+    message = request.query_params.get("m", "")
+    return page(request, "settings", message=message if message in ("saved", "failed") else "")
+
+
+async def share(request: Request) -> Response:
+    return page(request, "share", address=address(request))
+
+
+async def qr(request: Request) -> Response:
+    buffer = io.BytesIO()
+    segno.make(address(request), error="m").save(buffer, kind="svg", scale=8, border=2, dark="#000", light="#fff")
+    return Response(buffer.getvalue(), media_type="image/svg+xml", headers=SECURITY_HEADERS)
+
+
+async def events(request: Request) -> Response:
+    """The live stream: every record the unit sends, in the page's language; a heartbeat when it is quiet."""
+    hub = web_of(request).hub
+    words = i18n.words(language_of(request))
+    subscriber = hub.subscribe()
+
+    async def stream() -> AsyncIterator[str]:
+        try:
+            yield "retry: 1000\n\n"
+            while True:
+                try:
+                    obj = await asyncio.wait_for(subscriber.queue.get(), HEARTBEAT_SECONDS)
+                except TimeoutError:
+                    yield ": alive\n\n"
+                    continue
+                if obj is None:
+                    return
+                yield "data: " + json.dumps(translate(obj, words), ensure_ascii=False) + "\n\n"
+        finally:
+            hub.unsubscribe(subscriber)
+
+    headers = SECURITY_HEADERS | {"X-Accel-Buffering": "no"}
+    return StreamingResponse(stream(), media_type="text/event-stream", headers=headers)
+
+
+# --- the remote, pairing, the settings ---------------------------------------------------------------
+
+
+async def press(request: Request) -> Response:
+    """A button pressed or released on the remote (a paired phone; a release always for the one it holds)."""
+    web = web_of(request)
+    session, fields = await checked_form(request)
+    button, action = fields.get("button"), fields.get("action", "press")
+    if button not in BUTTON_NAMES or action not in ("press", "release"):
+        raise Refused(400, "expected button=power|auction|build and action=press|release")
+    held = web.held.setdefault(str(session.get("id")), {})
+    # A button this phone holds may always be let go (switching off unpairs it mid-press).
+    if not (paired(request, session) or (action == "release" and button in held)):
+        raise Refused(403, "not paired")
+    if not await web.hub.send({action: button}):
+        raise Refused(503, "the unit is not running")
+    if action == "press":
+        if button in held:
+            held[button].cancel()
+        # A phone that loses the network mid-press must not hold the button for ever.
+        held[button] = asyncio.get_running_loop().call_later(MAX_HOLD_SECONDS, web.let_go, held, button)
+    elif button in held:
+        held.pop(button).cancel()
+    if not held:
+        web.held.pop(str(session.get("id")), None)
+    return Response(status_code=204, headers=SECURITY_HEADERS)
+
+
+async def pair_request(request: Request) -> Response:
+    """The unit asked to show a pairing code."""
+    web = web_of(request)
+    await checked_form(request)
+    if not web.code_requests.allow(client_key(request)):
+        raise too_many()
+    if not await web.hub.send({"pair": "request"}):
+        return see_other("/remote?m=nounit")
+    return see_other("/remote?m=shown")
+
+
+async def pair(request: Request) -> Response:
+    """The code the unit shows, typed on the phone: a paired session with a new id."""
+    web = web_of(request)
+    _session, fields = await checked_form(request)
+    if not web.pair_tries.allow(client_key(request)):
+        raise too_many()
+    code = fields.get("code", "").strip()
+    if not (code.isdigit() and len(code) <= 12) or not await web.hub.check_code(code):
+        return see_other("/remote?m=wrong")
+    response = see_other("/remote?m=paired")
+    set_session(request, response, {"id": secrets.token_hex(12), "gen": web.hub.generation})  # a new id once paired
+    return response
+
+
+async def settings_post(request: Request) -> Response:
+    """Settings changed on the page (a paired phone), sent to the unit, which checks and saves them."""
+    web = web_of(request)
+    session, fields = await checked_form(request)
+    if not paired(request, session):
+        raise Refused(403, "not paired")
+    known = web.hub.snapshot.get("settings") or {}
+    changes: dict[str, Any] = {}
+    for key, text in fields.items():
+        if key not in known:
+            raise Refused(400, f"unknown setting {key[:40]!r}")
+        changes[key] = setting_value(text)
+    if not changes:
+        return see_other("/settings")
+    ok, _error = await web.hub.change_settings(changes)
+    return see_other("/settings?m=saved" if ok else "/settings?m=failed")
+
+
+def too_many() -> RefusedPage:
+    """The remote page saying to wait, with status 429."""
+    return RefusedPage(429, "remote", message="slow")
+
+
+def setting_value(text: str) -> Any:
+    """A form field as the unit expects it: empty is null (an untimed game), numbers are numbers."""
+    text = text.strip()
+    if text == "":
+        return None
+    try:
+        number = float(text.replace(",", "."))
+    except ValueError:
+        return text[:40]  # the unit names the key and what it expected
+    return int(number) if number.is_integer() else number
+
+
+def address(request: Request) -> str:
+    """The address this page was reached at, to share with the next phone (a bad Host gives the default)."""
+    host = request.headers.get("host", "")
+    if not HOST_RE.match(host):
+        host = "monopoly-city.local"
+    return f"http://{host}/"
