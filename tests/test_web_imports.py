@@ -77,19 +77,19 @@ def import_graph(package: str) -> dict[str, set[str]]:
     return {module_of(p): imported_by(p, names) for p in paths}
 
 
-def test_the_web_package_has_no_import_cycle():
+def test_the_web_package_has_no_import_cycle() -> None:
     graph = import_graph(PACKAGE)
     assert "unit.web.common" in graph["unit.web.game"]  # the graph is read (a guard against an empty one)
     assert cycles(graph) == []
 
 
-def test_the_cycle_finder_finds_loops_of_any_length_and_only_those():
+def test_the_cycle_finder_finds_loops_of_any_length_and_only_those() -> None:
     assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
     assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"d"}}) == [["a", "b", "c"], ["d"]]
     assert cycles({"app": {"game", "common"}, "game": {"common"}, "common": set()}) == []
 
 
-def test_relative_imports_are_resolved(tmp_path):
+def test_relative_imports_are_resolved(tmp_path: Path) -> None:
     pkg = tmp_path / "pkg"
     pkg.mkdir()
     (pkg / "__init__.py").write_text("")
