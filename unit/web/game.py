@@ -37,6 +37,7 @@ from unit.calculator import city, classic, commands, money
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition
+from unit.calculator.rulebook import RentReport
 from unit.calculator.rulebook import words as rule_words
 from unit.errors import ArgumentError, MonopolyCityError, UserError, said
 from unit.fields import name_key
@@ -400,20 +401,19 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         shown = [s for s in squares if name_key(query) in s["key"]] if query.strip() else squares
         chosen = request.query_params.get("square", "")
         dice_text = request.query_params.get("dice", "")
-        report, error, needs_dice = None, "", False
+        report: RentReport | None = None
+        error, needs_dice = "", False
         if chosen:
             kind = next((s["kind"] for s in squares if s["name"] == chosen), None)
             needs_dice = kind == "utility" and bool(dice_text)  # the buttons stay to change the throw
             dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
-            try:  # the calculator says whether the dice count (not for a mortgaged or nobody's utility)
-                obj, lines = commands.rent_report(game, chosen, dice, lang)
-                report = {"obj": obj, "title": lines[0], "lines": [x.removeprefix("  • ") for x in lines[1:-1]]}
-                report["total"] = lines[-1]
-            except UserError as e:
+            try:
+                report = commands.rent_report(game, chosen, dice, lang)
+            except UserError as e:  # a name not found, or dice the page never offers (13, on a street)
                 error = said(e.message, w)
-                if isinstance(e, ArgumentError) and e.argument == "dice":
-                    needs_dice = True
-                    error = w("web.calc.dice_needed") if dice is None else error
+                needs_dice = needs_dice or isinstance(e, ArgumentError) and e.argument == "dice"
+            if report is not None and report.needs_dice:  # an owned utility: its rent is a multiple of the throw
+                report, error, needs_dice = None, w("web.calc.dice_needed"), True
         return web.page(
             request,
             "rent",
@@ -436,17 +436,9 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         game = loaded.game
         variant = variant_of(game, request.query_params.get("variant"))
         try:
-            obj, lines = commands.fortune_report(game, variant, lang)
+            report = commands.fortune_report(game, variant)
         except UserError as error:  # a City card not copied yet: the line says which
             return broken(request, loaded.name, error)
-        players = {p.name: p for p in game.players}
-        details = {
-            row["name"]: [
-                (city_or_classic_name(h), holding_value(game, players[row["name"]], h, variant, lang))
-                for h in players[row["name"]].holdings
-            ]
-            for row in obj["players"]
-        }
         return web.page(
             request,
             "fortunes",
@@ -454,10 +446,7 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
             game=game,
             kind=game.kind,
             variant=variant,
-            obj=obj,
-            title=lines[0],
-            winner_line=lines[-1],
-            details=details,
+            report=report,
             fmt=lambda amount: money_text(game.kind, amount, lang),
             big=request.query_params.get("big") == "1",
             small_query=urlencode({"variant": variant} if variant else {}),
@@ -471,8 +460,10 @@ def routes(web: Web, store: Store) -> list[BaseRoute]:
         lang, _w = words_for(request)
         game = loaded.game
         variant = variant_of(game, request.query_params.get("variant"))
-        obj, _lines = commands.check_report(game, variant, lang)
-        return web.page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, obj=obj)
+        report = commands.check_report(game, variant)
+        return web.page(
+            request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, report=report
+        )
 
     def game_file(request: Request) -> Response:
         name = request.path_params["name"]
@@ -507,7 +498,7 @@ def holding_value(game: positions.Game, player: positions.Player, holding: Any, 
     values (classic, :func:`unit.calculator.classic.holding_value`)."""
     if game.kind == "city":
         try:
-            return city.district_rent(game, player, holding, lang).amount
+            return city.district_rent(game, player, holding).amount
         except UserError:
             return 0  # a card not copied yet: the fortunes page says which
     return classic.holding_value(game, holding, variant or "timed")
