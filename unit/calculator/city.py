@@ -1,7 +1,9 @@
 """Monopoly City's rules: rents, mortgages, hazards, fortunes and the checks of a position.
 
 The rules are those of the French rule text (seeds/regles-monopoly-city.txt),
-summed up in docs/calculator.md. Card values come from the edition file.
+summed up in docs/calculator.md. Card values come from the edition file. The functions compute values and
+say their reasons as :class:`unit.errors.Text` (no language here); :class:`MonopolyCity` is this kind's rules
+object, the interface the commands and the pages ask (:class:`unit.calculator.rulebook.Rules`).
 """
 
 from __future__ import annotations

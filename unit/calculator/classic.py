@@ -1,7 +1,9 @@
 """Classic Monopoly's rules: rents, mortgages, fortunes and the checks of a position.
 
 From the French rule texts (seeds/fiche-monopoly-classique.txt,
-seeds/regles-monopoly-classique-suite.txt); the numbers come from the edition.
+seeds/regles-monopoly-classique-suite.txt); the numbers come from the edition. The functions compute values
+and say their reasons as :class:`unit.errors.Text` (no language here); :class:`ClassicMonopoly` is this kind's
+rules object (:class:`unit.calculator.rulebook.Rules`).
 """
 
 from __future__ import annotations

@@ -437,7 +437,7 @@ def cmd_game_new(args: argparse.Namespace, language: str) -> int:
 
 
 def add_commands(
-    commands: argparse._SubParsersAction[argparse.ArgumentParser],
+    commands: argparse._SubParsersAction[Any],  # the CLI's subcommands (its parser class: a subclass)
     run: Callable[[Handler], Callable[[argparse.Namespace], int]],
 ) -> None:
     """Add the calculator's subcommands to the ``monopoly-city`` parser; ``run`` wraps each handler."""
