@@ -179,7 +179,7 @@ def test_edition_templates_in_both_languages(capsys, kind):
             assert len(edition.districts) == 22 and edition.starting_cash == 37_700_000
 
 
-RULES_MODULES = ["city", "classic", "edition", "money", "names", "position", "rulebook"]
+RULES_MODULES = ["city", "classic", "edition", "money", "names", "position", "rulebook", "rules"]
 
 
 @pytest.mark.parametrize("module", RULES_MODULES)

@@ -462,7 +462,7 @@ def test_whatever_the_phones_send_the_file_stays_a_legal_game(changes):
             response = phone.change(**form)
             assert response.status_code in (303, 400), (form, response.status_code)
             game = positions.load(str(folder / "soiree.game.yaml"))
-            assert city.check(game, "fr") == [], form
+            assert city.check(game) == [], form
 
 
 def test_a_fifo_or_a_link_in_the_folder_is_refused_never_waited_on(tmp_path, app, data):

@@ -51,7 +51,7 @@ def child(where: str, key: object) -> str:
     return f"{where}.{key}" if ": " in where else f"{where}: {key}"
 
 
-def mapping(value: Any, where: str, required: tuple[str, ...] = (), optional: tuple[str, ...] = ()) -> dict:
+def mapping(value: Any, where: str, required: tuple[str, ...] = (), optional: tuple[str, ...] = ()) -> dict[Any, Any]:
     """A mapping with exactly these keys (``required`` must be present)."""
     if not isinstance(value, dict):
         raise UserError(where, Text("errors.expected_mapping", got=got(value)))
@@ -68,7 +68,7 @@ def mapping(value: Any, where: str, required: tuple[str, ...] = (), optional: tu
     return value
 
 
-def sequence(value: Any, where: str) -> list:
+def sequence(value: Any, where: str) -> list[Any]:
     if not isinstance(value, list):
         raise UserError(where, Text("errors.expected_list", got=got(value)))
     return value

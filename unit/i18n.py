@@ -51,7 +51,7 @@ class Words:
         return f"Words({self.language!r}, {len(self.entries)} entries)"
 
 
-def _flatten(table: dict, prefix: str, into: dict[str, str], source: str) -> dict[str, str]:
+def _flatten(table: dict[str, object], prefix: str, into: dict[str, str], source: str) -> dict[str, str]:
     for key, value in table.items():
         name = f"{prefix}{key}"
         if isinstance(value, dict):

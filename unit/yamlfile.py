@@ -19,7 +19,7 @@ import re
 import stat
 import unicodedata
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import yaml
 
@@ -41,7 +41,11 @@ else:
 
 
 class Refused(yaml.constructor.ConstructorError):
-    """Valid YAML this project refuses (a key given twice, an integer too long)."""
+    """Valid YAML this project refuses (a key given twice, an integer too long): ``said``, where ``mark`` is."""
+
+    def __init__(self, said: Text, mark: yaml.Mark):
+        super().__init__(None, None, None, mark)
+        self.said = said
 
 
 class Loader(_Base):
@@ -52,17 +56,17 @@ class Loader(_Base):
         for first, resolvers in _Base.yaml_implicit_resolvers.items()
     }
 
-    def construct_yaml_int(self, node):
+    def construct_yaml_int(self, node: yaml.ScalarNode) -> int:
         value = self.construct_scalar(node)
         digits = value.lstrip("+-").removeprefix("0x")
         if len(digits) > MAX_DIGITS:
             problem = Text("errors.number_too_long", digits=len(digits), most=MAX_DIGITS)
-            raise Refused(None, None, problem, node.start_mark)
+            raise Refused(problem, node.start_mark)
         return int(value, 0)
 
-    def construct_mapping(self, node, deep=False):
+    def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         if isinstance(node, yaml.MappingNode):
-            first_line: dict = {}
+            first_line: dict[Any, int] = {}
             for key_node, _ in node.value:
                 if key_node.tag == _MERGE or not isinstance(key_node, yaml.ScalarNode):
                     continue
@@ -70,7 +74,7 @@ class Loader(_Base):
                 try:
                     if key in first_line:
                         problem = Text("errors.key_twice", key=shown(key), line=first_line[key])
-                        raise Refused(None, None, problem, key_node.start_mark)
+                        raise Refused(problem, key_node.start_mark)
                     first_line[key] = key_node.start_mark.line + 1
                 except TypeError:  # not hashable: the constructor says so below
                     continue
@@ -157,7 +161,7 @@ def parse(raw: bytes | str, name: str, *, what: str = "file") -> object:
     try:
         data = yaml.load(raw, Loader=Loader)  # noqa: S506 -- a safe loader
     except Refused as exc:
-        raise UserError(name, Text("errors.at_line", line=_line(exc), problem=exc.problem)) from None
+        raise UserError(name, Text("errors.at_line", line=_line(exc), problem=exc.said)) from None
     except yaml.MarkedYAMLError as exc:
         problem = (exc.problem or exc.context or "invalid YAML").strip()
         syntax = Text("errors.syntax", problem=problem)

@@ -1,26 +1,45 @@
 """Classic Monopoly's rules: rents, mortgages, fortunes and the checks of a position.
 
 From the French rule texts (seeds/fiche-monopoly-classique.txt,
-seeds/regles-monopoly-classique-suite.txt); the numbers come from the edition.
+seeds/regles-monopoly-classique-suite.txt); the numbers come from the edition. The functions compute values
+and say their reasons as :class:`unit.errors.Text` (no language here); :class:`ClassicMonopoly` is this kind's
+rules object (:class:`unit.calculator.rulebook.Rules`).
 """
 
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass, field
+from dataclasses import dataclass
+from typing import ClassVar
 
-from unit.calculator.edition import ClassicEdition, Street
+from unit.calculator import position as positions
+from unit.calculator.edition import ClassicEdition, Edition, Street, Tax
 from unit.calculator.position import ClassicHolding, Game, Player
-from unit.calculator.rulebook import Deal, Problem, Problems, words
-from unit.errors import ArgumentError
+from unit.calculator.rulebook import (
+    ByLanguage,
+    CheckReport,
+    Deal,
+    Fortune,
+    FortuneReport,
+    Mortgage,
+    Problems,
+    RentReport,
+    Rules,
+    Situation,
+    refuse,
+    said,
+)
+from unit.errors import ArgumentError, Text, UserError
 
 QUICK_HOTEL_HOUSES = 3  # « vous ne devez construire que trois maisons, au lieu de quatre »
+VARIANTS = ("timed", "quick")
 
 
-@dataclass
+@dataclass(frozen=True)
 class Rent:
     amount: int
-    explanation: list[str] = field(default_factory=list)
+    explanation: tuple[Text, ...] = ()
+    needs_dice: bool = False  # a utility's rent, and no dice given
 
 
 def lift_cost(edition: ClassicEdition, mortgage: int) -> int:
@@ -33,48 +52,26 @@ def owns_whole_group(edition: ClassicEdition, player: Player, group: str) -> boo
     return all(street.name in mine for street in edition.group_streets(group))
 
 
-def rent(game: Game, square_name: str, dice: int | None, language: str) -> Rent:
+def rent(game: Game, square_name: str, dice: int | None) -> Rent:
     """What a player landing on ``square_name`` pays its owner (the owner must exist)."""
     edition = game.classic
     square = edition.deed(square_name)
     player, holding = game.held(square_name)
     if holding.mortgaged:
         cost = lift_cost(edition, square.mortgage)
-        return Rent(
-            0,
-            [
-                words(
-                    language,
-                    "rent.classic_mortgaged",
-                    c=cost,
-                    m=square.mortgage,
-                )
-            ],
-        )
+        return Rent(0, (said("rent.classic_mortgaged", c=cost, m=square.mortgage),))
     if isinstance(square, Street):
-        return _street_rent(edition, player, holding, square, language)
+        return _street_rent(edition, player, holding, square)
     if square.kind == "station":
         owned = _owned(edition, player, "station")
         amount = edition.station_rents[owned]
-        return Rent(amount, [words(language, "rent.stations", n=owned, a=amount)])
+        return Rent(amount, (said("rent.stations", n=owned, a=amount),))
     if square.kind == "utility":
         if dice is None:
-            raise ArgumentError("dice", words(language, "rent.utility_needs_dice", s=square.name))
+            return Rent(0, (said("rent.utility_needs_dice", s=square.name),), needs_dice=True)
         owned = _owned(edition, player, "utility")
         factor = edition.utility_multipliers[owned]
-        return Rent(
-            factor * dice,
-            [
-                words(
-                    language,
-                    "rent.utilities",
-                    n=owned,
-                    f=factor,
-                    d=dice,
-                    a=factor * dice,
-                )
-            ],
-        )
+        return Rent(factor * dice, (said("rent.utilities", n=owned, f=factor, d=dice, a=factor * dice),))
     raise TypeError(square)
 
 
@@ -84,48 +81,38 @@ def _owned(edition: ClassicEdition, player: Player, kind: str) -> int:
     return sum(1 for h in player.holdings if edition.squares[h.square].kind == kind and not (cancels and h.mortgaged))
 
 
-def _street_rent(
-    edition: ClassicEdition, player: Player, holding: ClassicHolding, street: Street, language: str
-) -> Rent:
+def _street_rent(edition: ClassicEdition, player: Player, holding: ClassicHolding, street: Street) -> Rent:
     if holding.hotel:
-        return Rent(street.rent[5], [words(language, "rent.hotel", a=street.rent[5])])
+        return Rent(street.rent[5], (said("rent.hotel", a=street.rent[5]),))
     if holding.houses:
         amount = street.rent[min(holding.houses, 4)]
-        return Rent(amount, [words(language, "rent.houses", n=holding.houses, a=amount)])
-    lines = [words(language, "rent.classic_bare", a=street.rent[0])]
+        return Rent(amount, (said("rent.houses", n=holding.houses, a=amount),))
+    lines = [said("rent.classic_bare", a=street.rent[0])]
     whole = owns_whole_group(edition, player, street.group)
     doubled = whole and edition.rules.double_rent_on_full_group_unbuilt
     if doubled and edition.rules.mortgaged_street_cancels_group_double_rent:
         mine = {h.square: h for h in player.holdings}
         if any(mine[s.name].mortgaged for s in edition.group_streets(street.group)):
             doubled = False
-            lines.append(
-                words(
-                    language,
-                    "rent.group_mortgaged",
-                )
-            )
+            lines.append(said("rent.group_mortgaged"))
     if doubled:
-        lines.append(
-            words(
-                language,
-                "rent.whole_group",
-                g=edition.groups[street.group]["fr"] if language == "fr" else street.group.replace("_", " "),
-                a=2 * street.rent[0],
-            )
-        )
-        return Rent(2 * street.rent[0], lines)
-    return Rent(street.rent[0], lines)
+        group = ByLanguage(str(edition.groups[street.group]["fr"]), street.group)
+        lines.append(said("rent.whole_group", g=group, a=2 * street.rent[0]))
+        return Rent(2 * street.rent[0], tuple(lines))
+    return Rent(street.rent[0], tuple(lines))
 
 
 # --- fortunes ---------------------------------------------------------------------------------
 
 
-def fortunes(game: Game, variant: str) -> list[tuple[Player, int]]:
+def fortunes(game: Game, variant: str) -> list[Fortune]:
     """« ses terrains, services publics et gares au prix indiqué sur le plateau de jeu, ses propriétés
     hypothéquées estimées à la moitié [...], ses maisons estimées au prix d'achat, ses hôtels estimés au prix
     d'achat, qui comprend la valeur des [...] maisons données en échange »."""
-    return [(player, sum(holding_value(game, h, variant) for h in player.holdings)) for player in game.players]
+    return [
+        Fortune(player.name, player.cash, tuple((h.square, holding_value(game, h, variant)) for h in player.holdings))
+        for player in game.players
+    ]
 
 
 def holding_value(game: Game, holding: ClassicHolding, variant: str) -> int:
@@ -148,10 +135,10 @@ def houses_per_hotel(edition: ClassicEdition, variant: str | None) -> int:
     return QUICK_HOTEL_HOUSES if variant == "quick" else edition.rules.hotel_requires_houses
 
 
-def check(game: Game, language: str, variant: str | None = None) -> list[Problem]:
+def check(game: Game, variant: str | None = None) -> Problems:
     """The problems of a position; ``variant`` ``quick``: « trois maisons, au lieu de quatre » before a hotel."""
     edition = game.classic
-    problems = Problems(language)
+    problems = Problems()
     hotel_level = houses_per_hotel(edition, variant) + 1  # a hotel is one level above the houses it needs
 
     houses = hotels = 0
@@ -161,46 +148,19 @@ def check(game: Game, language: str, variant: str | None = None) -> list[Problem
             hotels += h.hotel
             square = edition.squares[h.square]
             if h.houses > 4:
-                problems.add(
-                    player.name,
-                    h.square,
-                    "max_houses",
-                    n=h.houses,
-                    s=h.square,
-                )
+                problems.add(player.name, h.square, "max_houses", n=h.houses, s=h.square)
             if h.hotel and h.houses:
-                problems.add(
-                    player.name,
-                    h.square,
-                    "hotel_and_houses",
-                    s=h.square,
-                    n=h.houses,
-                )
+                problems.add(player.name, h.square, "hotel_and_houses", s=h.square, n=h.houses)
             built = h.houses or h.hotel
             if built and h.mortgaged:
-                problems.add(
-                    player.name,
-                    h.square,
-                    "mortgaged_with_buildings",
-                    s=h.square,
-                )
+                problems.add(player.name, h.square, "mortgaged_with_buildings", s=h.square)
             if built and isinstance(square, Street):
                 mine = {x.square: x for x in player.holdings}
                 group = edition.group_streets(square.group)
                 if not owns_whole_group(edition, player, square.group):
-                    problems.add(
-                        player.name,
-                        h.square,
-                        "build_needs_group",
-                        s=h.square,
-                    )
+                    problems.add(player.name, h.square, "build_needs_group", s=h.square)
                 elif any(mine[s.name].mortgaged for s in group):
-                    problems.add(
-                        player.name,
-                        h.square,
-                        "build_on_mortgaged_group",
-                        s=h.square,
-                    )
+                    problems.add(player.name, h.square, "build_on_mortgaged_group", s=h.square)
         for colour in edition.groups:
             if not owns_whole_group(edition, player, colour):
                 continue
@@ -211,37 +171,19 @@ def check(game: Game, language: str, variant: str | None = None) -> list[Problem
             }
             if max(levels.values()) - min(levels.values()) > 1:
                 shown = ", ".join(f"{name} {'H' if mine[name].hotel else level}" for name, level in levels.items())
-                problems.add(
-                    player.name,
-                    None,
-                    "even_building",
-                    g=colour,
-                    l=shown,
-                )
+                problems.add(player.name, None, "even_building", g=colour, l=shown)
     problems.owned_once(game.owners())
     if houses > edition.rules.bank_houses:
-        problems.add(
-            None,
-            None,
-            "bank_houses",
-            n=houses,
-            b=edition.rules.bank_houses,
-        )
+        problems.add(None, None, "bank_houses", n=houses, b=edition.rules.bank_houses)
     if hotels > edition.rules.bank_hotels:
-        problems.add(
-            None,
-            None,
-            "bank_hotels",
-            n=hotels,
-            b=edition.rules.bank_hotels,
-        )
+        problems.add(None, None, "bank_hotels", n=hotels, b=edition.rules.bank_hotels)
     return problems
 
 
 # --- the bank: selling buildings back, mortgages, the salary ----------------------------------
 
 
-def sell_buildings(game: Game, square_name: str, variant: str | None, language: str) -> Deal:
+def sell_buildings(game: Game, square_name: str, variant: str | None) -> Deal:
     """« Ils doivent être vendus à la banque à la moitié de leur valeur [...]. Pour les hôtels, la banque paiera
     la moitié du prix de l'hôtel, plus la moitié du prix des quatre maisons » (three in the quick game).
     A hotel costs one house plus the houses traded in; an odd cost's half is rounded down (docs/calculator.md)."""
@@ -249,28 +191,28 @@ def sell_buildings(game: Game, square_name: str, variant: str | None, language: 
     square = edition.squares[square_name]
     _, holding = game.held(square_name)
     if not isinstance(square, Street) or not (holding.houses or holding.hotel):
-        return Deal(0, [words(language, "sell.nothing")])
+        return Deal(0, (said("sell.nothing"),))
     half = square.house_cost // 2
     if holding.hotel:
         traded = houses_per_hotel(edition, variant)
         amount = half + traded * half
-        return Deal(amount, [words(language, "sell.hotel", h=half, n=traded, a=amount)])
+        return Deal(amount, (said("sell.hotel", h=half, n=traded, a=amount),))
     amount = holding.houses * half
-    return Deal(amount, [words(language, "sell.houses", n=holding.houses, h=half, a=amount)])
+    return Deal(amount, (said("sell.houses", n=holding.houses, h=half, a=amount),))
 
 
-def mortgage(game: Game, square_name: str, language: str) -> tuple[int, int, Deal]:
+def mortgage(game: Game, square_name: str) -> Mortgage:
     """The deed's mortgage value, what lifting it costs (+10 %), and what to tell the table."""
     edition = game.classic
     square = edition.deed(square_name)
     player, holding = game.held(square_name)
     value, lift = square.mortgage, lift_cost(edition, square.mortgage)
     if holding.mortgaged:
-        lines = [words(language, "mortgage.classic_lift", v=value, c=lift)]
+        lines = [said("mortgage.classic_lift", v=value, c=lift)]
         if edition.rules.creditor_pays_mortgage_interest_at_once:
-            lines.append(words(language, "mortgage.creditor_interest", i=lift - value))
-        return value, lift, Deal(lift, lines)
-    lines = [words(language, "mortgage.classic_take", v=value, c=lift)]
+            lines.append(said("mortgage.creditor_interest", i=lift - value))
+        return Mortgage(value, lift, Deal(lift, tuple(lines)))
+    lines = [said("mortgage.classic_take", v=value, c=lift)]
     if isinstance(square, Street):
         mine = {h.square: h for h in player.holdings}
         built = [
@@ -279,11 +221,95 @@ def mortgage(game: Game, square_name: str, language: str) -> tuple[int, int, Dea
             if s.name in mine and (mine[s.name].houses or mine[s.name].hotel)
         ]
         if built:
-            lines.append(words(language, "mortgage.sell_first", s=", ".join(built)))
-    return value, lift, Deal(value, lines)
+            lines.append(said("mortgage.sell_first", s=", ".join(built)))
+    return Mortgage(value, lift, Deal(value, tuple(lines)))
 
 
-def salary(game: Game, player: Player, language: str) -> Deal:
+def salary(game: Game, player: Player) -> Deal:
     """« Chaque fois que vous vous arrêtez ou que vous passez sur la case DEPART, recevez M200 de la banque. »"""
     amount = game.classic.rules.go_salary
-    return Deal(amount, [words(language, "salary.go", a=amount)])
+    return Deal(amount, (said("salary.go", a=amount),))
+
+
+# --- the rules object -------------------------------------------------------------------------
+
+
+class ClassicMonopoly(Rules):
+    """Classic Monopoly: streets with houses and hotels, stations, utilities (their rent by the dice) and taxes;
+    plain amounts; two ways to end (``timed``, the default, and ``quick``); no industry tax."""
+
+    kind: ClassVar[str] = "classic"
+    holdings_key: ClassVar[str] = "properties"
+    foreign: ClassVar[tuple[str, ...]] = ("residential", "industrial", "hazard", "skyscraper", "tower")
+    lacks: ClassVar[dict[str, str]] = {"tax": "tax.classic"}
+
+    def starting_cash(self, edition: Edition) -> int | None:
+        assert isinstance(edition, ClassicEdition)
+        return edition.rules.starting_cash
+
+    def find(self, game: Game, typed: str, where: str, language: str) -> str:
+        return str(game.classic.square(typed, where, language).name)
+
+    def rent(self, game: Game, name: str, dice: int | None) -> RentReport:
+        square = game.classic.squares[name]
+        total = self.total
+        if isinstance(square, Tax):
+            return RentReport(
+                name, None, square.amount, (said("rent.tax", a=square.amount),), total("rent.total", square.amount)
+            )
+        if square.kind != "utility" and dice is not None:
+            raise ArgumentError("dice", said("args.dice_not_utility", s=square.name))
+        if dice is not None and not 2 <= dice <= 12:
+            raise ArgumentError("dice", said("args.dice_range", n=dice))
+        held = game.holding(name)
+        if held is None:
+            return RentReport(name, None, 0, (said("rent.nobody_square"),), total("rent.total", 0))
+        found = rent(game, name, dice)
+        return RentReport(
+            name, held[0].name, found.amount, found.explanation, total("rent.total", found.amount), found.needs_dice
+        )
+
+    def what_if(self, edition: Edition, typed: str, situation: Situation, language: str) -> RentReport:
+        assert isinstance(edition, ClassicEdition)
+        refuse(situation, self.foreign, "args.city_only")
+        square = edition.square(typed, "SQUARE", language)
+        if not 0 <= situation.houses <= 4:
+            raise ArgumentError("houses", said("args.houses_range", n=situation.houses))
+        if (situation.houses or situation.hotel) and not isinstance(square, Street):
+            raise ArgumentError("houses" if situation.houses else "hotel", said("args.no_buildings", s=square.name))
+        if situation.houses and situation.hotel:
+            raise ArgumentError("hotel", said("args.hotel_or_houses"))
+        if isinstance(square, Tax):
+            return self.rent(Game(edition.source, edition, ()), square.name, None)
+        game = positions.hypothetical(
+            edition, square, situation.houses, situation.hotel, situation.mortgaged, situation.group
+        )
+        report = self.rent(game, square.name, situation.dice)
+        return RentReport(report.square, None, report.rent, report.explanation, report.total, report.needs_dice)
+
+    def fortunes(self, game: Game, variant: str | None) -> FortuneReport:
+        variant = variant or "timed"
+        rows = sorted(fortunes(game, variant), key=lambda row: -row.fortune)
+        return FortuneReport(variant, tuple(rows), said(f"fortune.title_{variant}"))
+
+    def check(self, game: Game, variant: str | None) -> CheckReport:
+        return CheckReport(variant, tuple(check(game, variant)))
+
+    def salary(self, game: Game, player: Player) -> Deal:
+        return salary(game, player)
+
+    def industry_tax(self, game: Game, player: Player) -> Deal:
+        self.offers("tax")
+        return Deal(0)
+
+    def owned(self, game: Game, typed: str, language: str) -> str:
+        square = game.classic.square(typed, "SQUARE", language)
+        if square.kind == "tax":
+            raise UserError("SQUARE", said("args.tax_square", s=square.name))
+        return str(square.name)
+
+    def mortgage(self, game: Game, name: str) -> Mortgage:
+        return mortgage(game, name)
+
+    def sell(self, game: Game, name: str, variant: str | None) -> Deal:
+        return sell_buildings(game, name, variant)

@@ -15,24 +15,35 @@ from __future__ import annotations
 import argparse
 import json
 import sys
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
 from unit import i18n
-from unit.calculator import city, classic, money
 from unit.calculator import edition as editions
+from unit.calculator import money, rules
 from unit.calculator import position as positions
+from unit.calculator.city import MonopolyCity
 from unit.calculator.names import Names
-from unit.calculator.rulebook import words
-from unit.errors import ArgumentError, UserError
+from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation, words
+from unit.errors import ArgumentError, Text, UserError
 from unit.fields import name_key
 
+#: A command: its parsed arguments and the table's language in, its exit status out.
+Handler = Callable[[argparse.Namespace, str], int]
 
-def emit(args: argparse.Namespace, obj: dict, lines: list[str]) -> None:
+
+def emit(args: argparse.Namespace, obj: dict[str, Any], lines: list[str]) -> None:
     if args.json:
         print(json.dumps(obj, ensure_ascii=False))
     else:
         print("\n".join(lines))
+
+
+def bullets(explanation: Iterable[Text], w: i18n.Words) -> list[str]:
+    """The parts of a computation, one ``  • `` line each."""
+    return [f"  • {line.say(w)}" for line in explanation]
 
 
 # --- rent -------------------------------------------------------------------------------------
@@ -49,35 +60,43 @@ BLOCK_FLAGS = ("residential", "industrial")
 CLASSIC_FLAGS = ("houses", "hotel", "group")
 
 
-def _blocks(args: argparse.Namespace, language: str) -> None:
-    for flag in BLOCK_FLAGS:
-        if not 0 <= getattr(args, flag) <= 99:
-            raise ArgumentError(flag, words(language, "args.blocks_range", n=getattr(args, flag)))
+def situation_of(args: argparse.Namespace) -> Situation:
+    """What ``rent --card`` or ``rent --edition`` describes with its flags."""
+    return Situation(
+        residential=args.residential,
+        industrial=args.industrial,
+        hazard=args.hazard,
+        skyscraper=args.skyscraper,
+        tower=args.tower,
+        mortgaged=args.mortgaged,
+        houses=args.houses,
+        hotel=args.hotel,
+        group=args.group,
+        dice=args.dice,
+    )
 
 
 def cmd_rent(args: argparse.Namespace, language: str) -> int:
+    w = i18n.words(language)
     if args.card is not None:
         if args.game or args.square or args.edition:
             raise UserError("rent", words(language, "args.card_or_game"))
-        for flag in CLASSIC_FLAGS:
-            if getattr(args, flag):
-                raise ArgumentError(flag, words(language, "args.classic_only"))
-        _blocks(args, language)
-        rent = city.card_rent(
-            parse_card(args.card, language),
-            args.residential,
-            args.industrial,
-            hazard=args.hazard,
-            skyscraper=args.skyscraper,
-            tower=args.tower,
-            mortgaged=args.mortgaged,
-            language=language,
-        )
-        obj = {"rent": rent.amount, "blocks_counted": rent.blocks_counted, "explanation": rent.explanation}
-        emit(args, obj, [f"  • {line}" for line in rent.explanation] + [_rent_line("city", rent.amount, language)])
+        city = MonopolyCity()
+        situation = situation_of(args)
+        city.situation(situation)
+        report = city.card(parse_card(args.card, language), situation)
+        emit(args, rent_object(report, w), rent_lines(report, w))
         return 0
     if args.edition is not None:
-        return _rent_from_edition(args, language)
+        if args.game and args.square:
+            raise UserError("rent", words(language, "args.edition_or_game"))
+        typed = args.square or args.game
+        if not typed:
+            raise UserError("rent", words(language, "args.rent_usage"))
+        edition = editions.load(args.edition, language=language)
+        report = needs_dice_given(rules.of(edition).what_if(edition, typed, situation_of(args), language))
+        emit(args, rent_object(report, w), rent_lines(report, w))
+        return 0
     if not args.game or not args.square:
         raise UserError("rent", words(language, "args.rent_usage"))
     for flag in BLOCK_FLAGS:
@@ -87,111 +106,43 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
         if getattr(args, flag):
             raise ArgumentError(flag, words(language, "args.only_with_edition"))
     game = positions.load(args.game, language)
-    obj, lines = rent_report(game, args.square, args.dice, language)
-    emit(args, obj, lines)
+    report = needs_dice_given(rent_report(game, args.square, args.dice, language))
+    emit(args, rent_object(report, w), rent_lines(report, w))
     return 0
 
 
-def rent_report(game: positions.Game, typed: str, dice: int | None, language: str) -> tuple[dict, list[str]]:
-    """``rent GAME SQUARE [--dice N]``: the JSON object and the text lines (the phone's page shows the same)."""
-    if game.kind == "city":
-        square, owner, amount, explanation = _city_rent(game, typed, dice, language)
-    else:
-        square, owner, amount, explanation = _classic_rent(game, typed, dice, language)
-    obj = {"square": square, "owner": owner, "rent": amount, "explanation": explanation}
-    if game.kind == "city":
-        holder = next((p.name for p in game.players if p.exemption_card and p.name != owner), None)
-        obj["exemption"] = holder if owner else None
-        if owner and holder:
-            explanation.append(words(language, "rent.exemption", p=holder))
-    title = f"{square} ({owner})" if owner else square
-    return obj, [title] + [f"  • {line}" for line in explanation] + [_rent_line(game.kind, amount, language)]
+def rent_report(game: positions.Game, typed: str, dice: int | None, language: str) -> RentReport:
+    """``rent GAME SQUARE [--dice N]``: the report the command prints and the phone's page shows (``language``
+    words a name not found)."""
+    return rules.of(game).rent_of(game, typed, dice, language)
 
 
-def _rent_line(kind: str, amount: int, language: str) -> str:
-    return words(language, "rent.total", a=money.text(kind, amount, language))
+def needs_dice_given(report: RentReport) -> RentReport:
+    """The command line asks for ``--dice`` where the rent is a multiple of the throw and none was given."""
+    if report.needs_dice:
+        raise ArgumentError("dice", report.explanation[0])
+    return report
 
 
-def _rent_from_edition(args: argparse.Namespace, language: str) -> int:
-    """``rent --edition E SQUARE [--houses N | --hotel] [--group] [--mortgaged]`` (City: the block flags)."""
-    if args.game and args.square:
-        raise UserError("rent", words(language, "args.edition_or_game"))
-    typed = args.square or args.game
-    if not typed:
-        raise UserError("rent", words(language, "args.rent_usage"))
-    edition = editions.load(args.edition, language=language)
-    if isinstance(edition, editions.CityEdition):
-        for flag in CLASSIC_FLAGS:
-            if getattr(args, flag):
-                raise ArgumentError(flag, words(language, "args.classic_only"))
-        _blocks(args, language)
-        if args.dice is not None:
-            raise ArgumentError("dice", words(language, "args.city_no_dice"))
-        district = edition.district(typed, "SQUARE", language)
-        rent = city.card_rent(
-            edition.rents(district, language),
-            args.residential,
-            args.industrial,
-            hazard=args.hazard,
-            skyscraper=args.skyscraper,
-            tower=args.tower,
-            mortgaged=args.mortgaged,
-            language=language,
-        )
-        obj = {"square": district.name, "owner": None, "rent": rent.amount, "explanation": rent.explanation}
-        obj["blocks_counted"] = rent.blocks_counted
-        emit(
-            args,
-            obj,
-            [district.name] + [f"  • {x}" for x in rent.explanation] + [_rent_line("city", rent.amount, language)],
-        )
-        return 0
-    for flag in BLOCK_FLAGS + ("hazard", "skyscraper", "tower"):
-        if getattr(args, flag):
-            raise ArgumentError(flag, words(language, "args.city_only"))
-    square = edition.square(typed, "SQUARE", language)
-    if not 0 <= args.houses <= 4:
-        raise ArgumentError("houses", words(language, "args.houses_range", n=args.houses))
-    if (args.houses or args.hotel) and not isinstance(square, editions.Street):
-        raise ArgumentError("houses" if args.houses else "hotel", words(language, "args.no_buildings", s=square.name))
-    if args.houses and args.hotel:
-        raise ArgumentError("hotel", words(language, "args.hotel_or_houses"))
-    if isinstance(square, editions.Tax):
-        amount, explanation = square.amount, [words(language, "rent.tax", a=square.amount)]
-    else:
-        game = positions.hypothetical(edition, square, args.houses, args.hotel, args.mortgaged, args.group)
-        _, _, amount, explanation = _classic_rent(game, square.name, args.dice, language, exact=True)
-    obj = {"square": square.name, "owner": None, "rent": amount, "explanation": explanation}
-    emit(args, obj, [square.name] + [f"  • {x}" for x in explanation] + [_rent_line("classic", amount, language)])
-    return 0
+def rent_object(report: RentReport, w: i18n.Words) -> dict[str, Any]:
+    """``rent --json``: ``square``, ``owner``, ``rent``, ``explanation``, and City's ``exemption`` (a game file) or
+    ``blocks_counted`` (a card, an edition's district)."""
+    explanation = [line.say(w) for line in report.explanation]
+    if report.square is None:
+        return {"rent": report.rent, "blocks_counted": report.blocks_counted, "explanation": explanation}
+    obj: dict[str, Any] = {"square": report.square, "owner": report.owner, "rent": report.rent}
+    obj["explanation"] = explanation
+    if report.exemption_card:
+        obj["exemption"] = report.exemption if report.owner else None
+    if report.blocks_counted is not None:
+        obj["blocks_counted"] = report.blocks_counted
+    return obj
 
 
-def _city_rent(game, typed: str, dice: int | None, language: str):
-    if dice is not None:
-        raise ArgumentError("dice", words(language, "args.city_no_dice"))
-    district = game.edition.district(typed, "SQUARE", language)
-    held = game.holding(district.name)
-    if held is None:
-        return district.name, None, 0, [words(language, "rent.nobody_district")]
-    player, holding = held
-    rent = city.district_rent(game, player, holding, language)
-    return district.name, player.name, rent.amount, rent.explanation
-
-
-def _classic_rent(game, typed: str, dice: int | None, language: str, exact: bool = False):
-    square = game.edition.squares[typed] if exact else game.edition.square(typed, "SQUARE", language)
-    if square.kind == "tax":
-        return square.name, None, square.amount, [words(language, "rent.tax", a=square.amount)]
-    if square.kind != "utility" and dice is not None:
-        raise ArgumentError("dice", words(language, "args.dice_not_utility", s=square.name))
-    if dice is not None and not 2 <= dice <= 12:
-        raise ArgumentError("dice", words(language, "args.dice_range", n=dice))
-    held = game.holding(square.name)
-    if held is None:
-        return square.name, None, 0, [words(language, "rent.nobody_square")]
-    player, _ = held
-    rent = classic.rent(game, square.name, dice, language)
-    return square.name, player.name, rent.amount, rent.explanation
+def rent_lines(report: RentReport, w: i18n.Words) -> list[str]:
+    """The rent as the table reads it: the square (and its owner), the reasons, the total."""
+    title = [] if report.square is None else [report.title]
+    return title + bullets(report.explanation, w) + [report.total.say(w)]
 
 
 # --- fortune ----------------------------------------------------------------------------------
@@ -199,51 +150,31 @@ def _classic_rent(game, typed: str, dice: int | None, language: str, exact: bool
 
 def cmd_fortune(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
-    obj, lines = fortune_report(game, args.variant, language)
-    emit(args, obj, lines)
+    report = fortune_report(game, args.variant)
+    w = i18n.words(language)
+    emit(args, fortune_object(report), fortune_lines(game, report, w))
     return 0
 
 
-def fortune_report(game: positions.Game, variant: str | None, language: str) -> tuple[dict, list[str]]:
-    """``fortune GAME [--variant V]``: the JSON object and the text lines."""
-    if game.kind == "city":
-        if variant is not None:
-            raise ArgumentError("variant", words(language, "args.city_no_variant"))
-        results = city.fortunes(game, language)
-    else:
-        variant = variant or "timed"
-        results = classic.fortunes(game, variant)
-    rows: list[dict[str, Any]] = sorted(
-        ({"name": p.name, "cash": p.cash, "assets": assets, "fortune": p.cash + assets} for p, assets in results),
-        key=lambda row: -row["fortune"],
-    )
-    best = rows[0]["fortune"]
-    winners = [row["name"] for row in rows if row["fortune"] == best]
-    titles = {
-        None: words(
-            language,
-            "fortune.title",
-        ),
-        "timed": words(
-            language,
-            "fortune.title_timed",
-        ),
-        "quick": words(
-            language,
-            "fortune.title_quick",
-        ),
-    }
-    fmt = lambda a: money.text(game.kind, a, language)  # noqa: E731
-    width = max(len(row["name"]) for row in rows)
-    lines = [titles[variant]]
-    for rank, row in enumerate(rows, 1):
-        detail = words(language, "fortune.detail", c=fmt(row["cash"]), a=fmt(row["assets"]))
-        lines.append(f"  {rank}. {row['name']:<{width}}  {fmt(row['fortune'])}  ({detail})")
-    if len(winners) == 1:
-        lines.append(words(language, "fortune.winner", w=winners[0]))
-    else:
-        lines.append(words(language, "fortune.winners", w=", ".join(winners)))
-    return {"variant": variant, "players": rows, "winners": winners}, lines
+def fortune_report(game: positions.Game, variant: str | None) -> FortuneReport:
+    """``fortune GAME [--variant V]``: every player's fortune, richest first."""
+    return rules.of(game).fortunes(game, variant)
+
+
+def fortune_object(report: FortuneReport) -> dict[str, Any]:
+    players = [{"name": p.name, "cash": p.cash, "assets": p.assets, "fortune": p.fortune} for p in report.players]
+    return {"variant": report.variant, "players": players, "winners": list(report.winners)}
+
+
+def fortune_lines(game: positions.Game, report: FortuneReport, w: i18n.Words) -> list[str]:
+    """The title, one ranked line per player (cash and assets in brackets), the winner."""
+    write = rules.of(game).write
+    width = max(len(p.name) for p in report.players)
+    lines = [report.title.say(w)]
+    for rank, p in enumerate(report.players, 1):
+        detail = w("calculator.fortune.detail", c=write(p.cash, w), a=write(p.assets, w))
+        lines.append(f"  {rank}. {p.name:<{width}}  {write(p.fortune, w)}  ({detail})")
+    return lines + [report.verdict.say(w)]
 
 
 # --- check ------------------------------------------------------------------------------------
@@ -251,70 +182,79 @@ def fortune_report(game: positions.Game, variant: str | None, language: str) -> 
 
 def cmd_check(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
-    obj, lines = check_report(game, args.variant, language)
-    emit(args, obj, lines)
-    return 0 if obj["ok"] else 1
+    report = check_report(game, args.variant)
+    w = i18n.words(language)
+    emit(args, check_object(report, w), check_lines(report, w))
+    return 0 if report.ok else 1
 
 
-def problems_of(game: positions.Game, variant: str | None, language: str) -> list:
-    """The position's broken rules (``variant``: classic only, ``timed`` or ``quick``)."""
-    if game.kind == "city":
-        if variant is not None:
-            raise ArgumentError("variant", words(language, "args.city_no_variant"))
-        return city.check(game, language)
-    return classic.check(game, language, variant)
+def check_report(game: positions.Game, variant: str | None) -> CheckReport:
+    """``check GAME [--variant V]``: the rules the position breaks (``variant``: classic only)."""
+    return rules.of(game).check(game, variant)
 
 
-def check_report(game: positions.Game, variant: str | None, language: str) -> tuple[dict, list[str]]:
-    """``check GAME [--variant V]``: the JSON object and the text lines."""
-    problems = problems_of(game, variant, language)
-    obj = {
-        "ok": not problems,
-        "problems": [{"player": p.player, "square": p.square, "rule": p.rule, "message": p.message} for p in problems],
-    }
-    lines = (
-        ["OK"]
-        if not problems
-        else [" · ".join(part for part in (p.player, p.square) if part) + f": {p.message} [{p.rule}]" for p in problems]
-    )
-    return obj, lines
+@dataclass(frozen=True)
+class SaidProblem:
+    """A problem of :class:`~unit.calculator.rulebook.Problem`, its sentence said in one language."""
+
+    player: str | None
+    square: str | None
+    rule: str
+    message: str
+
+
+def problems_of(game: positions.Game, variant: str | None, language: str) -> list[SaidProblem]:
+    """The position's broken rules in ``language`` (``variant``: classic only, ``timed`` or ``quick``)."""
+    w = i18n.words(language)
+    return [SaidProblem(p.player, p.square, p.rule, p.message.say(w)) for p in check_report(game, variant).problems]
+
+
+def check_object(report: CheckReport, w: i18n.Words) -> dict[str, Any]:
+    problems = [
+        {"player": p.player, "square": p.square, "rule": p.rule, "message": p.message.say(w)} for p in report.problems
+    ]
+    return {"ok": report.ok, "problems": problems}
+
+
+def check_lines(report: CheckReport, w: i18n.Words) -> list[str]:
+    if report.ok:
+        return ["OK"]
+    return [
+        " · ".join(part for part in (p.player, p.square) if part) + f": {p.message.say(w)} [{p.rule}]"
+        for p in report.problems
+    ]
 
 
 # --- the bank: salary, tax, mortgage, sell ------------------------------------------------------
 
 
-def _deal(args, game, obj: dict, title: str, deal, total_key: str, language: str) -> int:
-    obj = {**obj, "amount": deal.amount, "explanation": deal.explanation}
-    total = words(language, total_key, a=money.text(game.kind, deal.amount, language))
-    emit(args, obj, [title] + [f"  • {line}" for line in deal.explanation] + [total])
+def _deal(args: argparse.Namespace, obj: dict[str, Any], title: str, deal: Deal, total: Text, language: str) -> int:
+    w = i18n.words(language)
+    obj = {**obj, "amount": deal.amount, "explanation": [line.say(w) for line in deal.explanation]}
+    emit(args, obj, [title] + bullets(deal.explanation, w) + [total.say(w)])
     return 0
 
 
 def cmd_salary(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
+    kind = rules.of(game)
     player = game.player(args.player, "PLAYER", language)
-    deal = (city if game.kind == "city" else classic).salary(game, player, language)
-    return _deal(args, game, {"player": player.name}, player.name, deal, "salary.total", language)
+    deal = kind.salary(game, player)
+    return _deal(args, {"player": player.name}, player.name, deal, kind.total("salary.total", deal.amount), language)
 
 
 def cmd_tax(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
-    if game.kind != "city":
-        raise UserError("tax", words(language, "tax.classic"))
+    kind = rules.of(game)
+    kind.offers("tax")
     player = game.player(args.player, "PLAYER", language)
-    deal = city.industry_tax(game, player, language)
-    return _deal(args, game, {"player": player.name}, player.name, deal, "tax.total", language)
+    deal = kind.industry_tax(game, player)
+    return _deal(args, {"player": player.name}, player.name, deal, kind.total("tax.total", deal.amount), language)
 
 
-def _owned(game, typed: str, language: str):
+def _owned(game: positions.Game, typed: str, language: str) -> tuple[str, positions.Player, Any]:
     """The square or district ``typed`` names and who holds it; a clear error when nobody does."""
-    if game.kind == "city":
-        name = game.edition.district(typed, "SQUARE", language).name
-    else:
-        square = game.edition.square(typed, "SQUARE", language)
-        if square.kind == "tax":
-            raise UserError("SQUARE", words(language, "args.tax_square", s=square.name))
-        name = square.name
+    name = rules.of(game).owned(game, typed, language)
     held = game.holding(name)
     if held is None:
         raise UserError("SQUARE", words(language, "args.nobody_owns", s=name))
@@ -323,25 +263,28 @@ def _owned(game, typed: str, language: str):
 
 def cmd_mortgage(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
+    kind = rules.of(game)
     name, player, holding = _owned(game, args.square, language)
-    if game.kind == "city":
-        value, deal = city.mortgage(game, player, holding, language)
-        lift = value
-    else:
-        value, lift, deal = classic.mortgage(game, name, language)
-    obj = {"square": name, "owner": player.name, "mortgaged": holding.mortgaged, "mortgage": value, "lift": lift}
-    key = "mortgage.total_lift" if holding.mortgaged else "mortgage.total_take"
-    return _deal(args, game, obj, f"{name} ({player.name})", deal, key, language)
+    found = kind.mortgage(game, name)
+    obj = {
+        "square": name,
+        "owner": player.name,
+        "mortgaged": holding.mortgaged,
+        "mortgage": found.value,
+        "lift": found.lift,
+    }
+    total = kind.total("mortgage.total_lift" if holding.mortgaged else "mortgage.total_take", found.deal.amount)
+    return _deal(args, obj, f"{name} ({player.name})", found.deal, total, language)
 
 
 def cmd_sell(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
-    if game.kind == "city":
-        raise UserError("sell", words(language, "sell.city"))
+    kind = rules.of(game)
+    kind.offers("sell")
     name, player, holding = _owned(game, args.square, language)
-    deal = classic.sell_buildings(game, name, args.variant, language)
+    deal = kind.sell(game, name, args.variant)
     obj = {"square": name, "owner": player.name, "houses": holding.houses, "hotel": holding.hotel}
-    return _deal(args, game, obj, f"{name} ({player.name})", deal, "sell.total", language)
+    return _deal(args, obj, f"{name} ({player.name})", deal, kind.total("sell.total", deal.amount), language)
 
 
 # --- board and edition ------------------------------------------------------------------------
@@ -353,10 +296,14 @@ def cmd_board(args: argparse.Namespace, language: str) -> int:
     return 0
 
 
-def board_lines(edition, language: str) -> list[str]:
+def board_lines(edition: editions.Edition, language: str) -> list[str]:
+    """``board``: an edition's cards as a table (City's groups and districts, or classic's squares in order)."""
     lines = [edition.name, ""]
-    if edition.game == "city":
-        fmt = lambda a: "—" if a is None else money.city(a, language)  # noqa: E731
+    if isinstance(edition, editions.CityEdition):
+
+        def fmt(amount: int | None) -> str:
+            return "—" if amount is None else money.city(amount, language)
+
         for group in edition.groups.values():
             lines.append(
                 words(
@@ -420,19 +367,19 @@ def board_lines(edition, language: str) -> list[str]:
             colour = edition.groups[square.group]["fr"].split(" ")[0] if language == "fr" else square.group
             label = f"{square.name} ({colour})"
             lines.append(f"{square.pos:>2}  {label:<42} {square.price:>5}  {detail}")
+        elif isinstance(square, editions.Tax):
+            lines.append(
+                f"{square.pos:>2}  {square.name:<42} {'':>5}  " + words(language, "board.tax", a=square.amount)
+            )
         elif square.kind == "station":
             rents = "/".join(str(edition.station_rents[n]) for n in sorted(edition.station_rents))
             lines.append(f"{square.pos:>2}  {square.name:<42} {square.price:>5}  {rents} · — · {square.mortgage}")
-        elif square.kind == "utility":
+        else:
             factors = " / ".join(f"{edition.utility_multipliers[n]}×" for n in sorted(edition.utility_multipliers))
             lines.append(
                 f"{square.pos:>2}  {square.name:<42} {square.price:>5}  "
                 + words(language, "board.dice", f=factors)
                 + f" · — · {square.mortgage}"
-            )
-        else:
-            lines.append(
-                f"{square.pos:>2}  {square.name:<42} {'':>5}  " + words(language, "board.tax", a=square.amount)
             )
     return lines
 
@@ -465,21 +412,23 @@ def cmd_game_new(args: argparse.Namespace, language: str) -> int:
         if name_key(name) in seen:
             raise ArgumentError("players", words(language, "args.players_twice", name=repr(name)))
         seen.add(name_key(name))
-    cash = edition.starting_cash if isinstance(edition, editions.CityEdition) else edition.rules.starting_cash
+    kind = rules.of(edition)
+    cash = kind.starting_cash(edition)
     if cash is None:
         raise UserError(edition.source, words(language, "game.no_starting_cash"))
-    owned = "districts" if edition.game == "city" else "properties"
     lines = [
         f"# {words(language, 'game.header', e=edition.name)}",
-        f"# {words(language, 'game.fill_' + edition.game)}",
+        f"# {words(language, 'game.fill_' + kind.kind)}",
         f"edition: {json.dumps(args.edition, ensure_ascii=False)}",
         "players:",
     ]
     for name in names:
-        written = (
-            json.dumps(money.text(edition.game, cash, language), ensure_ascii=False) if edition.game == "city" else cash
-        )
-        lines += [f"  - name: {json.dumps(name, ensure_ascii=False)}", f"    cash: {written}", f"    {owned}: []"]
+        written = kind.written(cash, language)
+        lines += [
+            f"  - name: {json.dumps(name, ensure_ascii=False)}",
+            f"    cash: {written}",
+            f"    {kind.holdings_key}: []",
+        ]
     print("\n".join(lines))
     return 0
 
@@ -487,10 +436,13 @@ def cmd_game_new(args: argparse.Namespace, language: str) -> int:
 # --- the parsers ----------------------------------------------------------------------------
 
 
-def add_commands(commands, run) -> None:
+def add_commands(
+    commands: argparse._SubParsersAction[Any],  # the CLI's subcommands (its parser class: a subclass)
+    run: Callable[[Handler], Callable[[argparse.Namespace], int]],
+) -> None:
     """Add the calculator's subcommands to the ``monopoly-city`` parser; ``run`` wraps each handler."""
 
-    def common(parser, json_output: bool = True):
+    def common(parser: argparse.ArgumentParser, json_output: bool = True) -> None:
         parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
         parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
         if json_output:

@@ -16,12 +16,13 @@ from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
+from typing import Any
 
 from unit import fields, yamlfile
 from unit.calculator import money
 from unit.calculator.names import Names
 from unit.calculator.rulebook import shown, words
-from unit.errors import UserError
+from unit.errors import Text, UserError
 
 SHIPPED = ("classic-fr", "europe-1991")
 HAZARDS = ("prison", "dump", "sewage_plant", "power_station")
@@ -90,18 +91,18 @@ class ClassicEdition:
     source: str
     name: str
     rules: ClassicRules
-    groups: dict[str, dict]  # colour -> {fr, house_cost, size}
+    groups: dict[str, dict[str, Any]]  # colour -> {fr, house_cost, size}
     squares: dict[str, Street | Company | Tax]  # by name, in board order
     station_rents: dict[int, int]
     utility_multipliers: dict[int, int]
     complete: bool = True
     game: str = "classic"
-    names: Names = field(init=False, repr=False, compare=False)
+    names: Names[Street | Company | Tax] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", Names(self.squares, "square"))
 
-    def square(self, name: str, where: str, language: str = "fr"):
+    def square(self, name: str, where: str, language: str = "fr") -> Street | Company | Tax:
         self.require_board(where, language)
         return self.names.find(name, where, language)
 
@@ -152,7 +153,7 @@ class CityEdition:
     go_salary: int | None = None  # what passing GO pays (printed on the board)
     industry_tax: int | None = None  # the Taxe industrielle square's amount (printed on the board)
     game: str = "city"
-    names: Names = field(init=False, repr=False, compare=False)
+    names: Names[District] = field(init=False, repr=False, compare=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", Names(self.districts, "district"))
@@ -160,16 +161,18 @@ class CityEdition:
     def district(self, name: str, where: str, language: str = "fr") -> District:
         return self.names.find(name, where, language)
 
-    def board_amount(self, key: str, language: str) -> int:
+    def board_amount(self, key: str) -> int:
         """``go_salary`` or ``industry_tax`` (printed on the board); a missing one names the field to fill."""
         value = getattr(self, key)
         if value is None:
-            raise UserError(self.source, words(language, f"edition.missing_{key}", field=key))
+            raise UserError(self.source, Text(f"calculator.edition.missing_{key}", field=key))
+        assert isinstance(value, int)
         return value
 
-    def rents(self, district: District, language: str = "fr") -> tuple[int, ...]:
+    def rents(self, district: District) -> tuple[int, ...]:
+        """The district card's nine rents; missing ones name the field to copy from the card."""
         if district.rents is None:
-            raise UserError(self.source, words(language, "edition.missing_rents", d=district.name, w=district.where))
+            raise UserError(self.source, Text("calculator.edition.missing_rents", d=district.name, w=district.where))
         return district.rents
 
 
@@ -244,8 +247,10 @@ CLASSIC_KEYS = (
 CITY_KEYS = ("name", "starting_cash", "go_salary", "industry_tax", "hazards", "groups")
 
 
-def _classic(top: dict, source: str, language: str) -> ClassicEdition:
-    where = lambda key: f"{source}: {key}"  # noqa: E731
+def _classic(top: dict[str, Any], source: str, language: str) -> ClassicEdition:
+    def where(key: str) -> str:
+        return f"{source}: {key}"
+
     required = [key for key in CLASSIC_RULES if key not in OPTIONAL_RULES]
     fields.mapping(top, source, required=("game", "name", *required, "groups", "streets"), optional=CLASSIC_KEYS)
     values: dict[str, object] = {}
@@ -275,7 +280,7 @@ def _classic(top: dict, source: str, language: str) -> ClassicEdition:
         }
     squares: dict[str, Street | Company | Tax] = {}
 
-    def add(square, at: str) -> None:
+    def add(square: Street | Company | Tax, at: str) -> None:
         if fields.name_key(square.name) in map(fields.name_key, squares):
             raise UserError(at, words(language, "edition.twice", s=repr(square.name)))
         squares[square.name] = square
@@ -357,7 +362,7 @@ def _classic(top: dict, source: str, language: str) -> ClassicEdition:
     return ClassicEdition(source, name, rules, groups, ordered, station_rents, utility_multipliers)
 
 
-def _mortgage(spec: dict, at: str, rules: ClassicRules, language: str) -> int:
+def _mortgage(spec: dict[str, Any], at: str, rules: ClassicRules, language: str) -> int:
     """The deed's mortgage value; when the file leaves it out, the price times the edition's ``mortgage_ratio``."""
     if "mortgage" in spec:
         return money.field(spec["mortgage"], f"{at}.mortgage", language)
@@ -365,8 +370,10 @@ def _mortgage(spec: dict, at: str, rules: ClassicRules, language: str) -> int:
     return int(Fraction(str(rules.mortgage_ratio)) * price)
 
 
-def _city(top: dict, source: str, language: str) -> CityEdition:
-    where = lambda key: f"{source}: {key}"  # noqa: E731
+def _city(top: dict[str, Any], source: str, language: str) -> CityEdition:
+    def where(key: str) -> str:
+        return f"{source}: {key}"
+
     fields.mapping(top, source, required=("game", "name", "hazards", "groups"), optional=CITY_KEYS)
     name = fields.text(top["name"], where("name"))
     hazards_raw = fields.mapping(top["hazards"], where("hazards"), optional=HAZARDS)

@@ -24,10 +24,12 @@ Every amount from 0 to :data:`MAX_AMOUNT` reads back to itself (tests/test_money
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 
+from unit import i18n
 from unit.calculator.rulebook import shown
 from unit.calculator.rulebook import words as catalog
-from unit.errors import UserError
+from unit.errors import Say, Text, UserError
 
 MAX_AMOUNT = 10**12
 SPACES = " \u00a0\u202f\u2009"  # space, no-break space, narrow no-break space (French), thin space
@@ -45,7 +47,10 @@ _SCALE = {"k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000}
 
 def parse(value: object, where: str, language: str = "fr") -> int:
     """An amount written as the table writes it; :class:`UserError` naming ``where`` otherwise."""
-    words = lambda key, **v: catalog(language, f"money.{key}", **v)  # noqa: E731
+
+    def words(key: str, /, **values: object) -> str:
+        return catalog(language, f"money.{key}", **values)
+
     if isinstance(value, bool):
         raise UserError(where, words("expected", got=shown(value, language)))
     if isinstance(value, float):
@@ -66,7 +71,7 @@ def parse(value: object, where: str, language: str = "fr") -> int:
     return amount
 
 
-def _parse_text(text: str, where: str, words) -> int:
+def _parse_text(text: str, where: str, words: Callable[..., str]) -> int:
     if any(c.isdigit() and not c.isascii() for c in text):
         raise UserError(where, words("digits", text=text))
     if (match := _WHOLE.fullmatch(text)) is not None:
@@ -79,7 +84,7 @@ def _parse_text(text: str, where: str, words) -> int:
         amount, rest = divmod(numerator, 10 ** len(frac))
         if rest:
             raise UserError(where, words("whole", text=text))
-        return amount
+        return int(amount)
     if _BARE_DECIMAL.fullmatch(text) is not None:
         raise UserError(where, words("ambiguous", text=text))
     if text.lstrip().startswith(("-", "−")):
@@ -99,14 +104,19 @@ def optional(value: object, where: str, language: str = "fr") -> int | None:
 
 def city(amount: int, language: str = "fr") -> str:
     """Monopoly City's way: ``M 10M``, ``M 1,5M``, ``M 500k`` (``M 1.5M`` in English); exact, never rounded."""
-    mark = catalog(language, "money.decimal_mark")
+    return said_city(amount, i18n.words(language))
+
+
+def said_city(amount: int, words: Say) -> str:
+    """:func:`city` in the language of ``words`` (a catalog's lookup, as :class:`unit.errors.Text` says)."""
+    mark = words("calculator.money.decimal_mark")
     if amount >= 1_000_000 and amount % 1_000 == 0:
         millions, rest = divmod(amount, 1_000_000)
         text = str(millions) + (mark + f"{rest:06d}".rstrip("0") if rest else "") + "M"
     elif amount >= 1_000 and amount % 1_000 == 0:
         text = f"{amount // 1_000}k"
     else:
-        text = f"{amount:,}".replace(",", catalog(language, "money.thousands_separator"))
+        text = f"{amount:,}".replace(",", words("calculator.money.thousands_separator"))
     return f"M {text}"
 
 
@@ -118,3 +128,22 @@ def classic(amount: int) -> str:
 def text(kind: str, amount: int, language: str) -> str:
     """An amount as the game ``kind`` (city or classic) writes it."""
     return city(amount, language) if kind == "city" else classic(amount)
+
+
+class CityAmount(Text):
+    """An amount inside a sentence of the rules, written Monopoly City's way when the sentence is said (``M 1,5M``
+    in French, ``M 1.5M`` in English): the rules compute the number, the reader's language writes it."""
+
+    __slots__ = ()
+
+    def __init__(self, amount: int):
+        super().__init__("calculator.money.city", amount=amount)
+
+    @property
+    def amount(self) -> int:
+        value = self.values["amount"]
+        assert isinstance(value, int)
+        return value
+
+    def say(self, words: Say) -> str:
+        return said_city(self.amount, words)

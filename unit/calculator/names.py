@@ -11,7 +11,7 @@ closest name, if one is close.
 from __future__ import annotations
 
 import difflib
-from typing import Any
+from typing import Generic, TypeVar
 
 from unit.calculator.rulebook import words
 from unit.errors import UserError
@@ -20,11 +20,13 @@ from unit.fields import name_key
 #: How many candidates an ambiguous name lists before "…".
 SHOWN = 6
 
+T = TypeVar("T")
 
-class Names:
+
+class Names(Generic[T]):
     """Things looked up by name; ``what`` (square, district, player) words the errors."""
 
-    def __init__(self, items: dict[str, Any], what: str):
+    def __init__(self, items: dict[str, T], what: str):
         self.what = what
         self.names = list(items)
         self._items = items
@@ -44,7 +46,7 @@ class Names:
             return starts
         return [name for name, k in self._keys.items() if f" {key}" in f" {k}"]
 
-    def find(self, typed: str, where: str, language: str = "fr") -> Any:
+    def find(self, typed: str, where: str, language: str = "fr") -> T:
         found = self.matches(typed)
         if len(found) == 1:
             return self._items[found[0]]

@@ -7,6 +7,7 @@ problems (a skyscraper without the whole group) are for ``check`` to report.
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -108,7 +109,7 @@ class Game:
         return out
 
     @staticmethod
-    def _name(holding) -> str:
+    def _name(holding: ClassicHolding | CityHolding) -> str:
         return holding.square if isinstance(holding, ClassicHolding) else holding.district
 
 
@@ -132,11 +133,17 @@ def hypothetical(
     return Game(edition.source, edition, (Player("", 0, holdings),))
 
 
+#: How a game reads its edition: :func:`unit.calculator.edition.load`'s signature (a caller may cache it).
+EditionLoader = Callable[..., editions.Edition]
+
+
 def load(path: str, language: str = "fr") -> Game:
     return parse(yamlfile.load(path, what="game file"), str(path), Path(path).parent, language)
 
 
-def parse(data: object, source: str, folder: Path, language: str = "fr", load_edition=editions.load) -> Game:
+def parse(
+    data: object, source: str, folder: Path, language: str = "fr", load_edition: EditionLoader = editions.load
+) -> Game:
     """A game from its YAML data (``source`` names it in errors); its edition is found relative to ``folder``
     (by ``load_edition``, :func:`unit.calculator.edition.load`'s signature: a caller may cache it)."""
     top = fields.mapping(data, source, required=("edition", "players"))
@@ -205,7 +212,7 @@ def _city_player(raw: object, where: str, edition: CityEdition, language: str) -
                 words(language, "game.one_of", x=", ".join(BONUSES), got=shown(bonus, language)),
             )
 
-        def flag(key: str, item=item, at=at) -> bool:
+        def flag(key: str, item: dict[str, Any] = item, at: str = at) -> bool:
             return fields.boolean(item.get(key, False), f"{at}.{key}")
 
         holdings.append(
@@ -236,7 +243,7 @@ def _city_player(raw: object, where: str, edition: CityEdition, language: str) -
 # --- writing ----------------------------------------------------------------------------------
 
 
-def dump(game: Game, edition: str) -> dict:
+def dump(game: Game, edition: str) -> dict[str, Any]:
     """The game file's data for ``game`` (``edition`` as its file names it): ``parse(dump(g)) == g``.
 
     Only what differs from the defaults is written, City amounts the table's way (``12,5M``), so the

@@ -1,15 +1,47 @@
-"""What the rule modules share: a sentence in the table's language, and the problems a check finds."""
+"""What the rule modules share: the sentences they say, the reports they return, and the interface of a game kind's
+rules (:class:`Rules`, one object per kind: :class:`unit.calculator.city.MonopolyCity`,
+:class:`unit.calculator.classic.ClassicMonopoly`).
+
+The rules compute values. Every sentence they produce is a :class:`unit.errors.Text` (a catalog key under
+``calculator.`` and its values), put into words only where a line is printed or a page rendered, in the reader's
+language: no rule takes a language.
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from abc import ABC, abstractmethod
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, ClassVar
 
 from unit import i18n
+from unit.errors import ArgumentError, Say, Text, UserError
+
+if TYPE_CHECKING:
+    from unit.calculator.edition import Edition
+    from unit.calculator.position import Game, Player
 
 
 def words(language: str, key: str, /, **values: object) -> str:
     """The calculator's sentence ``key`` (under ``calculator.`` in unit/locales/) in ``language``."""
     return i18n.words(language)(f"calculator.{key}", **values)
+
+
+def said(key: str, /, **values: object) -> Text:
+    """The calculator's sentence ``key`` with its values, to be said later in the reader's language."""
+    return Text(f"calculator.{key}", **values)
+
+
+class ByLanguage(Text):
+    """A name an edition gives in French only (a classic colour group): French readers read it, the others read its
+    identifier (``dark_blue`` -> ``dark blue``)."""
+
+    __slots__ = ()
+
+    def __init__(self, french: str, identifier: str):
+        super().__init__("calculator.name", fr=french, other=identifier.replace("_", " "))
+
+    def say(self, words: Say) -> str:
+        return str(self.values["fr" if getattr(words, "language", i18n.REFERENCE) == "fr" else "other"])
 
 
 def shown(value: object, language: str) -> str:
@@ -29,43 +61,242 @@ def shown(value: object, language: str) -> str:
     return type(value).__name__
 
 
-@dataclass
+# --- the reports ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
 class Deal:
     """What the bank pays or asks for, with the reasons."""
 
     amount: int
-    explanation: list[str] = field(default_factory=list)
+    explanation: tuple[Text, ...] = ()
+
+
+@dataclass(frozen=True)
+class Mortgage:
+    """A property's mortgage: its value, what lifting it costs, and what the bank pays or asks for now."""
+
+    value: int
+    lift: int
+    deal: Deal
 
 
 @dataclass(frozen=True)
 class Problem:
-    """One broken rule in a position: who, where, which rule (a stable id) and why, in words."""
+    """One broken rule in a position: who, where, which rule (a stable id) and why, in words to be said."""
 
     player: str | None
     square: str | None
     rule: str
-    message: str
+    message: Text
 
 
-class Problems(list):
-    """The problems a check collects, worded in one language."""
-
-    def __init__(self, language: str):
-        super().__init__()
-        self.language = language
+class Problems(list[Problem]):
+    """The problems a check collects."""
 
     def add(self, player: str | None, square: str | None, rule: str, **values: object) -> None:
         """One problem, worded by the catalog entry ``calculator.check.<rule>``."""
-        self.append(Problem(player, square, rule, words(self.language, f"check.{rule}", **values)))
+        self.append(Problem(player, square, rule, said(f"check.{rule}", **values)))
 
     def owned_once(self, owners: dict[str, list[str]]) -> None:
         """Every square or district has at most one owner (``owners``: square -> the players holding it)."""
         for square, names in owners.items():
             if len(names) > 1:
-                self.add(
-                    ", ".join(names),
-                    square,
-                    "owned_once",
-                    s=square,
-                    o=", ".join(names),
-                )
+                self.add(", ".join(names), square, "owned_once", s=square, o=", ".join(names))
+
+
+@dataclass(frozen=True)
+class RentReport:
+    """What a player landing on a square pays, and why (``rent``).
+
+    ``needs_dice``: the rent is a multiple of the dice and none were given (a classic utility's owner charges by
+    the throw): ``rent`` is 0 until they are. ``blocks_counted`` is City's (a card's rent); ``exemption_card`` says
+    the game has the rent-exemption card (City), and ``exemption`` who holds it, the owner aside.
+    """
+
+    square: str | None  # None: a card's rent (``rent --card``), which names no square
+    owner: str | None
+    rent: int
+    explanation: tuple[Text, ...]
+    total: Text  # « Loyer : M 1,5M »
+    needs_dice: bool = False
+    blocks_counted: int | None = None
+    exemption_card: bool = False
+    exemption: str | None = None
+
+    @property
+    def title(self) -> str:
+        """The square, and its owner in brackets."""
+        return f"{self.square} ({self.owner})" if self.owner else self.square or ""
+
+    @property
+    def rules(self) -> tuple[str, ...]:
+        """The rules the computation applied, as the catalog names their sentences (``calculator.rent.hotel``)."""
+        return tuple(line.key for line in self.explanation)
+
+
+@dataclass(frozen=True)
+class Fortune:
+    """One player's fortune: the cash, and what each holding counts for (its buildings included)."""
+
+    name: str
+    cash: int
+    holdings: tuple[tuple[str, int], ...]
+
+    @property
+    def assets(self) -> int:
+        return sum(value for _, value in self.holdings)
+
+    @property
+    def fortune(self) -> int:
+        return self.cash + self.assets
+
+
+@dataclass(frozen=True)
+class FortuneReport:
+    """Every player's fortune, richest first (``fortune``); ``variant``: classic's ``timed`` or ``quick``."""
+
+    variant: str | None
+    players: tuple[Fortune, ...]
+    title: Text
+
+    @property
+    def winners(self) -> tuple[str, ...]:
+        best = max(p.fortune for p in self.players)
+        return tuple(p.name for p in self.players if p.fortune == best)
+
+    @property
+    def verdict(self) -> Text:
+        """« Gagnant : Alice », or the players tied first."""
+        winners = self.winners
+        if len(winners) == 1:
+            return said("fortune.winner", w=winners[0])
+        return said("fortune.winners", w=", ".join(winners))
+
+
+@dataclass(frozen=True)
+class CheckReport:
+    """The rules a position breaks (``check``); none: a legal position."""
+
+    variant: str | None
+    problems: tuple[Problem, ...]
+
+    @property
+    def ok(self) -> bool:
+        return not self.problems
+
+
+@dataclass(frozen=True)
+class Situation:
+    """A square described without a game file (``rent --edition``, ``rent --card``): its buildings and what around it
+    changes the rent. City reads the blocks, the hazard and the doublings; classic the houses, the hotel, the group
+    and the dice."""
+
+    residential: int = 0
+    industrial: int = 0
+    hazard: bool = False
+    skyscraper: bool = False
+    tower: bool = False
+    mortgaged: bool = False
+    houses: int = 0
+    hotel: bool = False
+    group: bool = False
+    dice: int | None = None
+
+
+# --- a game kind's rules ----------------------------------------------------------------------
+
+
+class Rules(ABC):
+    """The rules of one kind of game, behind one interface: the commands and the pages ask the same questions of
+    Monopoly City and of classic Monopoly, and each kind answers. One object per kind, chosen once when a game or an
+    edition is read (:func:`unit.calculator.rules.of`), as python-chess has one board class per variant."""
+
+    #: ``city`` or ``classic``: the edition's ``game``.
+    kind: ClassVar[str]
+    #: What a player holds, as the game file names the list (``districts``, ``properties``).
+    holdings_key: ClassVar[str]
+    #: The values of :class:`Situation` this kind has no use for: given, they are refused.
+    foreign: ClassVar[tuple[str, ...]]
+    #: The commands this kind of game has no use for, and the sentence that says why.
+    lacks: ClassVar[dict[str, str]] = {}
+
+    def amount(self, amount: int) -> object:
+        """An amount inside a sentence: a number (classic), or a :class:`Text` that writes it the game's way."""
+        return amount
+
+    def write(self, amount: int, words: Say) -> str:
+        """An amount as this game writes it, in the language of ``words`` (the edge's: a line, a page)."""
+        return str(amount)
+
+    def written(self, amount: int, language: str) -> str:
+        """An amount as a new game file writes it (``game new``): a number, or City's quoted ``"M 37,7M"``."""
+        return str(amount)
+
+    def total(self, key: str, amount: int) -> Text:
+        """A report's last line (``rent.total``, ``salary.total``...) for ``amount``."""
+        return said(key, a=self.amount(amount))
+
+    def refuse_variant(self, variant: str | None) -> str | None:
+        """The variant a command was asked for, checked: :class:`ArgumentError` if this kind has none."""
+        return variant
+
+    @abstractmethod
+    def starting_cash(self, edition: Edition) -> int | None:
+        """Each player's cash at the start (None: still to be copied into the edition)."""
+
+    @abstractmethod
+    def find(self, game: Game, typed: str, where: str, language: str) -> str:
+        """The canonical name of the square (or district) ``typed`` (the language words a not-found error)."""
+
+    def rent_of(self, game: Game, typed: str, dice: int | None, language: str) -> RentReport:
+        """``rent GAME SQUARE``: :meth:`rent` of the square ``typed`` (the language words a not-found error)."""
+        return self.rent(game, self.find(game, typed, "SQUARE", language), dice)
+
+    def offers(self, command: str) -> None:
+        """:class:`UserError` with the rule's sentence if this kind of game has no ``command`` (``tax``, ``sell``)."""
+        if command in self.lacks:
+            raise UserError(command, said(self.lacks[command]))
+
+    @abstractmethod
+    def rent(self, game: Game, name: str, dice: int | None) -> RentReport:
+        """What a player landing on ``name`` pays its owner."""
+
+    @abstractmethod
+    def what_if(self, edition: Edition, typed: str, situation: Situation, language: str) -> RentReport:
+        """The rent of the square ``typed`` in ``situation``, without a game file (``rent --edition``)."""
+
+    @abstractmethod
+    def fortunes(self, game: Game, variant: str | None) -> FortuneReport:
+        """Every player's fortune, richest first."""
+
+    @abstractmethod
+    def check(self, game: Game, variant: str | None) -> CheckReport:
+        """The rules the position breaks."""
+
+    @abstractmethod
+    def salary(self, game: Game, player: Player) -> Deal:
+        """What ``player`` receives passing GO."""
+
+    @abstractmethod
+    def industry_tax(self, game: Game, player: Player) -> Deal:
+        """What ``player`` owes on the industry tax square (City's only)."""
+
+    @abstractmethod
+    def owned(self, game: Game, typed: str, language: str) -> str:
+        """The canonical name of the property ``typed``, one that can be held (for ``mortgage``, ``sell``)."""
+
+    @abstractmethod
+    def mortgage(self, game: Game, name: str) -> Mortgage:
+        """Mortgaging ``name`` (held), or lifting its mortgage."""
+
+    @abstractmethod
+    def sell(self, game: Game, name: str, variant: str | None) -> Deal:
+        """What the bank pays for the buildings on ``name`` (held)."""
+
+
+def refuse(situation: Situation, names: tuple[str, ...], key: str) -> None:
+    """:class:`ArgumentError` naming the first of ``names`` set in ``situation`` (``key``: the sentence)."""
+    for name in names:
+        if getattr(situation, name):
+            raise ArgumentError(name, said(key))

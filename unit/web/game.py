@@ -36,7 +36,7 @@ from unit.calculator import city, classic, commands, money
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition
-from unit.calculator.rulebook import Problem
+from unit.calculator.rulebook import RentReport
 from unit.calculator.rulebook import words as rule_words
 from unit.errors import ArgumentError, MonopolyCityError, UserError, said
 from unit.fields import name_key
@@ -136,10 +136,9 @@ def squares_of(game: positions.Game) -> list[dict[str, Any]]:
     return out
 
 
-def problems(game: positions.Game, variant: str | None, language: str) -> list[Problem]:
-    """The position's broken rules, as ``monopoly-city check`` finds them."""
-    found: list[Problem] = commands.problems_of(game, variant, language)
-    return found
+def problems(game: positions.Game, variant: str | None, language: str) -> list[commands.SaidProblem]:
+    """The position's broken rules, as ``monopoly-city check`` finds them, said in the page's language."""
+    return commands.problems_of(game, variant, language)
 
 
 # --- changing a game: the file's data, then the loader and the check ------------------------------
@@ -430,34 +429,36 @@ def rent_page(request: Request) -> Response:
 
 def rent_of(
     game: positions.Game, squares: list[dict[str, Any]], chosen: str, dice_text: str, language: str
-) -> tuple[dict[str, Any] | None, str, bool]:
+) -> tuple[RentReport | None, str, bool]:
     """The rent page's report of ``chosen`` (none when no square is chosen), its error line, and whether the
-    dice buttons are shown: the calculator's own rent report, as ``monopoly-city rent`` prints it."""
+    dice buttons are shown: the calculator's own rent report, the one ``monopoly-city rent`` prints."""
     w = i18n.words(language)
-    report: dict[str, Any] | None = None
+    report: RentReport | None = None
     error, needs_dice = "", False
     if chosen:
         kind = next((s["kind"] for s in squares if s["name"] == chosen), None)
         needs_dice = kind == "utility" and bool(dice_text)  # the buttons stay to change the throw
         dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
-        try:  # the calculator says whether the dice count (not for a mortgaged or nobody's utility)
-            obj, lines = commands.rent_report(game, chosen, dice, language)
-            report = {"obj": obj, "title": lines[0], "lines": [x.removeprefix("  • ") for x in lines[1:-1]]}
-            report["total"] = lines[-1]
-        except UserError as e:
+        try:
+            report = commands.rent_report(game, chosen, dice, language)
+        except UserError as e:  # a name not found, or dice the page never offers (13, on a street)
             error = said(e.message, w)
-            if isinstance(e, ArgumentError) and e.argument == "dice":
-                needs_dice = True
-                error = w("web.calc.dice_needed") if dice is None else error
+            needs_dice = needs_dice or isinstance(e, ArgumentError) and e.argument == "dice"
+        if report is not None and report.needs_dice:  # an owned utility: its rent is a multiple of the throw
+            report, error, needs_dice = None, w("web.calc.dice_needed"), True
     return report, error, needs_dice
 
 
 def fortunes_page(request: Request) -> Response:
     """The fortunes, each player's detail, the winner (``?big=1``: the table's view)."""
     loaded = load(request, request.path_params["name"])
+    lang = language_of(request)
     game = loaded.game
     variant = variant_of(game, request.query_params.get("variant"))
-    values = fortunes_of(request, loaded, variant)
+    try:
+        report = commands.fortune_report(game, variant)
+    except UserError as error:  # a City card not copied yet: the line says which
+        raise broken(request, loaded.name, error) from None
     return page(
         request,
         "fortunes",
@@ -465,37 +466,12 @@ def fortunes_page(request: Request) -> Response:
         game=game,
         kind=game.kind,
         variant=variant,
+        report=report,
+        fmt=lambda amount: money_text(game.kind, amount, lang),
         big=request.query_params.get("big") == "1",
         small_query=urlencode({"variant": variant} if variant else {}),
         big_query=urlencode(({"variant": variant} if variant else {}) | {"big": "1"}),
-        **values,
     )
-
-
-def fortunes_of(request: Request, loaded: Loaded, variant: str | None) -> dict[str, Any]:
-    """The fortunes page's figures: the calculator's own fortune report, as ``monopoly-city fortune`` prints
-    it, and each player's holdings with their values; a City card not copied yet refuses the page."""
-    lang = language_of(request)
-    game = loaded.game
-    try:
-        obj, lines = commands.fortune_report(game, variant, lang)
-    except UserError as error:  # a City card not copied yet: the line says which
-        raise broken(request, loaded.name, error) from None
-    players = {p.name: p for p in game.players}
-    details = {
-        row["name"]: [
-            (city_or_classic_name(h), holding_value(game, players[row["name"]], h, variant, lang))
-            for h in players[row["name"]].holdings
-        ]
-        for row in obj["players"]
-    }
-    return {
-        "obj": obj,
-        "title": lines[0],
-        "winner_line": lines[-1],
-        "details": details,
-        "fmt": lambda amount: money_text(game.kind, amount, lang),
-    }
 
 
 def check_page(request: Request) -> Response:
@@ -503,8 +479,8 @@ def check_page(request: Request) -> Response:
     loaded = load(request, request.path_params["name"])
     game = loaded.game
     variant = variant_of(game, request.query_params.get("variant"))
-    obj, _lines = commands.check_report(game, variant, language_of(request))
-    return page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, obj=obj)
+    report = commands.check_report(game, variant)
+    return page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, report=report)
 
 
 def game_file(request: Request) -> Response:
@@ -530,7 +506,7 @@ def holding_value(game: positions.Game, player: positions.Player, holding: Any, 
     values (classic, :func:`unit.calculator.classic.holding_value`)."""
     if game.kind == "city":
         try:
-            return city.district_rent(game, player, holding, lang).amount
+            return city.district_rent(game, player, holding).amount
         except UserError:
             return 0  # a card not copied yet: the fortunes page says which
     return classic.holding_value(game, holding, variant or "timed")
