@@ -286,7 +286,12 @@ class _Table:
             else:
                 holdings.insert(change.at, holding_of(self.game, square, after))
         else:
-            if not found or holding_data(holdings[found[0]]) != before:
+            if not found:
+                raise refuse(self.language, "mismatch", p=player.name, s=square)
+            now = all_fields(holdings[found[0]])
+            if after is None and holding_data(holdings[found[0]]) != before:
+                raise refuse(self.language, "mismatch", p=player.name, s=square)
+            if after is not None and any(now.get(k) != v for k, v in before.items()):
                 raise refuse(self.language, "mismatch", p=player.name, s=square)
             if after is None:
                 if forward and change.at is not None and change.at != found[0]:
@@ -295,7 +300,7 @@ class _Table:
                     raise refuse(self.language, "mismatch", p=player.name, s=square)
                 del holdings[found[0]]
             else:
-                holdings[found[0]] = holding_of(self.game, square, after)
+                holdings[found[0]] = holding_of(self.game, square, {**now, **after})
         self.seats[i] = replace(player, holdings=tuple(holdings))
 
     def _seat(self, change: Change, leaving: bool) -> None:
@@ -341,10 +346,20 @@ def _name(holding: CityHolding | ClassicHolding) -> str:
     return holding.district if isinstance(holding, CityHolding) else holding.square
 
 
+def all_fields(holding: CityHolding | ClassicHolding) -> dict[str, Any]:
+    """Every field of a holding but its name, defaults included."""
+    keys = CITY_KEYS if isinstance(holding, CityHolding) else CLASSIC_KEYS
+    return {key: getattr(holding, key) for key in keys}
+
+
 def _set(game: Game, player: Player, holding: CityHolding | ClassicHolding, **values: Any) -> Change:
-    """The change of one holding's fields."""
-    before = holding_data(holding)
-    return Change(player.name, square=_name(holding), before=before, after=holding_data(replace(holding, **values)))
+    """The change of some of a holding's fields: only those that change, before and after (defaults written)."""
+    before = all_fields(holding)
+    after = all_fields(replace(holding, **values))
+    keys = [k for k in before if before[k] != after[k]]
+    return Change(
+        player.name, square=_name(holding), before={k: before[k] for k in keys}, after={k: after[k] for k in keys}
+    )
 
 
 # --- finding players and squares --------------------------------------------------------------------

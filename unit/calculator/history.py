@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+import yaml
+
 from unit import fields
 from unit.calculator import money
 from unit.errors import Text, UserError
@@ -65,9 +67,10 @@ class Payment:
 class Change:
     """One change of the position, with what was there before (for an exact undo).
 
-    - a holding: ``square`` set; ``before``/``after`` are the holding as the file writes it without its
-      name (``{}`` for a bare one), None when the player does not hold it; ``at`` is where it stood in the
-      player's list when it left them;
+    - a holding: ``square`` set; a holding gained has ``before`` None and ``after`` the whole holding as the
+      file writes it without its name (``{}`` for a bare one); one lost has ``before`` the whole holding,
+      ``after`` None and ``at`` its place in the player's list; one changed has, in ``before`` and ``after``,
+      only the fields that changed (``{residential: 3}`` → ``{residential: 4}``, defaults written);
     - a player's own field: ``field`` set (``tower``, ``exemption_card``), ``before``/``after`` its values;
     - a player leaving the game: ``left`` is their place in the list of players (they leave with nothing).
     """
@@ -127,8 +130,19 @@ def _payment(payment: Payment, amount: Callable[[int], int | str]) -> dict[str, 
     return out
 
 
+class Flow(dict[str, Any]):
+    """A mapping the game file writes on one line (``{player: Alice, square: Docks, before: ..., after: ...}``)."""
+
+
+def _flow(dumper: yaml.SafeDumper, data: Flow) -> yaml.Node:
+    return dumper.represent_mapping("tag:yaml.org,2002:map", data, flow_style=True)
+
+
+yaml.SafeDumper.add_representer(Flow, _flow)
+
+
 def _change(change: Change) -> dict[str, Any]:
-    out: dict[str, Any] = {"player": change.player}
+    out: dict[str, Any] = Flow(player=change.player)
     if change.left is not None:
         out["left"] = change.left
         return out
