@@ -921,7 +921,8 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         "for": entry.note,
         "also": [{"from": p.payer, "to": p.payee, "amount": p.amount} for p in entry.also],
         "changes": [
-            {k: v for k, v in vars(c).items() if v is not None or k in ("before", "after")} for c in entry.changes
+            {k: v for k, v in vars(c).items() if v is not None or (k in ("before", "after") and c.left is None)}
+            for c in entry.changes
         ],
     }
     return out
