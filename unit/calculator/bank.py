@@ -112,7 +112,9 @@ class Build:
 
 @dataclass(frozen=True)
 class SellBack:
-    """Classic: a street's buildings sold back to the bank at half price (``houses``: only that many)."""
+    """Classic: a street's buildings sold back to the bank at half price. ``houses`` None: all of them (a hotel
+    with the houses it stands for); N: N levels, a hotel being one (it goes back to 4 houses, 3 in the quick
+    game, for half its price), each house the next."""
 
     square: str
     houses: int | None = None
@@ -594,12 +596,16 @@ def _sell(game: Game, action: SellBack, language: str) -> Entry:
         amount = rules.sell_buildings(game, square, action.variant, language)
         change = _set(game, owner, holding, houses=0, hotel=False)
     else:
-        if holding.hotel:
-            raise refuse(language, "sell_hotel_whole", s=square)
-        if not 1 <= action.houses <= holding.houses:
-            raise refuse(language, "sell_too_many", s=square, n=holding.houses, k=action.houses)
-        amount = action.houses * (street.house_cost // 2)
-        change = _set(game, owner, holding, houses=holding.houses - action.houses)
+        half = street.house_cost // 2
+        houses, amount, hotel = holding.houses, 0, holding.hotel
+        if hotel:  # « échanger votre hôtel contre quatre maisons et recevoir la moitié de la valeur de l'hôtel »
+            houses, amount, hotel = rules.houses_per_hotel(edition, action.variant), half, False
+        sold = action.houses - (1 if holding.hotel else 0)
+        if action.houses < 1 or sold > houses:
+            levels = houses + (1 if holding.hotel else 0)
+            raise refuse(language, "sell_too_many", s=square, n=levels, k=action.houses)
+        amount += sold * half
+        change = _set(game, owner, holding, houses=houses - sold, hotel=hotel)
     return Entry("sell", Payment(None, owner.name, amount), square=square, changes=(change,))
 
 
