@@ -41,6 +41,7 @@ WHATS = (
     "hazard",
     "salary",
     "tax",
+    "fine",
     "mortgage",
     "lift",
     "trade",
