@@ -213,12 +213,11 @@ VARIANT_WORDS = {
 
 
 def variant(text: str) -> str:
-    """``--variant``: timed or quick, or the words the output says (« partie rapide », « limitée dans le temps »)."""
+    """``--variant``: timed or quick, or the words the output says (« partie rapide », « limitée dans le temps »);
+    anything else is left for argparse's « invalid choice » with the choices."""
     found = Names(VARIANT_WORDS, "variant").matches(text)
     values = {VARIANT_WORDS[name] for name in found}
-    if len(values) != 1:
-        raise argparse.ArgumentTypeError(f"timed|quick (rapide, limitée dans le temps), not {text!r}")
-    return values.pop()
+    return values.pop() if len(values) == 1 else text
 
 
 # --- the parsers ------------------------------------------------------------------------------------
@@ -275,7 +274,7 @@ def add_commands(commands: Any, run: Callable[[Handler], Any], original: dict[st
     build.add_argument("--houses", type=int, default=0, metavar="N", help="classic: houses")
     build.add_argument("--hotel", action="store_true", help="classic: a hotel")
     build.add_argument(
-        "--variant", type=variant, metavar="timed|quick", help="classic: the quick game's hotel needs 3 houses"
+        "--variant", type=variant, choices=["timed", "quick"], help="classic: the quick game's hotel needs 3 houses"
     )
     common(build)
     build.set_defaults(func=run(cmd_build))
@@ -333,6 +332,4 @@ def add_commands(commands: Any, run: Callable[[Handler], Any], original: dict[st
     for name in ("fortune", "check", "sell"):  # the variant as the output words it
         for act in commands.choices[name]._actions:
             if act.dest == "variant":
-                act.choices = None
-                act.type = variant
-                act.metavar = "timed|quick"
+                act.type = variant  # then argparse checks the choices: timed, quick
