@@ -545,3 +545,9 @@ def add_commands(
     new.add_argument("--players", required=True, metavar='"A,B,C"', help="the players' names, comma-separated")
     common(new, json_output=False)
     new.set_defaults(func=run(cmd_game_new))
+
+    from unit.calculator import bank_commands  # the bank's verbs and --pay (issue 22): a module of its own
+
+    bank_commands.add_commands(
+        commands, run, {"salary": cmd_salary, "tax": cmd_tax, "mortgage": cmd_mortgage, "sell": cmd_sell}
+    )

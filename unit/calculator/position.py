@@ -14,8 +14,9 @@ from typing import Any
 
 import yaml
 
-from unit import fields, yamlfile
+from unit import fields, i18n, yamlfile
 from unit.calculator import edition as editions
+from unit.calculator import history as histories
 from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Company, Street
 from unit.calculator.names import Names
@@ -62,6 +63,7 @@ class Game:
     source: str
     edition: ClassicEdition | CityEdition
     players: tuple[Player, ...]
+    history: tuple[histories.Entry, ...] = ()  # the bank's entries, oldest first (unit.calculator.bank)
 
     @property
     def kind(self) -> str:
@@ -97,8 +99,15 @@ class Game:
         return None
 
     def player(self, name: str, where: str, language: str = "fr") -> Player:
-        """A player by name (a unique beginning is enough)."""
-        return Names({p.name: p for p in self.players}, "player").find(name, where, language)
+        """A player by name (a unique beginning is enough); an unknown name is refused with the list of players."""
+        names = Names({p.name: p for p in self.players}, "player")
+        if not names.matches(name):
+            players = ", ".join(p.name for p in self.players)
+            hint = names.hint(name, language)
+            raise UserError(
+                where, i18n.words(language)("bank.unknown_player", name=repr(name), hint=hint, players=players)
+            )
+        return names.find(name, where, language)
 
     def owners(self) -> dict[str, list[str]]:
         """Each square or district held, and the players holding it (one, in a legal position)."""
@@ -146,7 +155,7 @@ def parse(
 ) -> Game:
     """A game from its YAML data (``source`` names it in errors); its edition is found relative to ``folder``
     (by ``load_edition``, :func:`unit.calculator.edition.load`'s signature: a caller may cache it)."""
-    top = fields.mapping(data, source, required=("edition", "players"))
+    top = fields.mapping(data, source, required=("edition", "players"), optional=("history",))
     name = fields.text(top["edition"], f"{source}: edition")
     edition = load_edition(name, relative_to=folder, where=f"{source}: edition", language=language)
     players = []
@@ -164,7 +173,8 @@ def parse(
         players.append(player)
     if not players:
         raise UserError(f"{source}: players", words(language, "game.no_player"))
-    return Game(source, edition, tuple(players))
+    history = histories.parse(top.get("history"), f"{source}: history", edition.game, language)
+    return Game(source, edition, tuple(players), history)
 
 
 def _classic_player(raw: object, where: str, edition: ClassicEdition, language: str) -> Player:
@@ -261,7 +271,10 @@ def dump(game: Game, edition: str) -> dict[str, Any]:
         else:
             entry["properties"] = [_classic_holding(h) for h in player.holdings]
         players.append(entry)
-    return {"edition": edition, "players": players}
+    out: dict[str, Any] = {"edition": edition, "players": players}
+    if game.history:  # a game without history is written as before
+        out["history"] = histories.dump(game.history, lambda amount: _amount(game.kind, amount))
+    return out
 
 
 def dumps(game: Game, edition: str) -> str:

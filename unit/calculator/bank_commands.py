@@ -1,0 +1,335 @@
+"""The bank's commands: ``pay``, ``buy``, ``build``, ``lift``, ``trade``, ``out``, ``undo``, ``history``, and
+``--pay`` on ``salary``, ``tax``, ``mortgage`` and ``sell`` (docs/calculator.md, « La banque de la table »).
+
+Each reads the game file, asks :mod:`unit.calculator.bank` for the action, and writes the file back
+(atomically, and only if nobody wrote it meanwhile: the phone's page may keep the same game). The text
+output is the history's line for the table; ``--json`` gives the entry and the players' cash.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from unit import i18n, yamlfile
+from unit.calculator import bank, money
+from unit.calculator import position as positions
+from unit.calculator.history import Entry
+from unit.calculator.names import Names
+from unit.errors import ArgumentError, UserError
+from unit.files import write_atomically
+
+Handler = Callable[[argparse.Namespace, str], int]
+
+
+class GameFile:
+    """A game file as read: its bytes (to notice a write meanwhile), the game, and its ``edition:`` as written."""
+
+    def __init__(self, path: str, language: str):
+        self.path = Path(path)
+        self.raw = yamlfile.read_bounded(self.path, what="game file")
+        data = yamlfile.parse(self.raw, path, what="game file")
+        self.game = positions.parse(data, path, self.path.parent, language)
+        self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping with a text
+
+    def write(self, game: positions.Game, language: str) -> None:
+        """Write ``game`` in place of the file read; refused if the file changed since or would be too large."""
+        text = positions.dumps(game, self.edition_ref).encode("utf-8")
+        if len(text) > yamlfile.MAX_BYTES:
+            raise UserError(str(self.path), bank.say(language, "too_large", n=len(text), m=yamlfile.MAX_BYTES))
+        if yamlfile.read_bounded(self.path, what="game file") != self.raw:
+            raise UserError(str(self.path), bank.say(language, "changed_meanwhile"))
+        write_atomically(self.path, text)
+
+
+def record(args: argparse.Namespace, language: str, action: bank.Action) -> int:
+    """Apply ``action`` to the game file ``args.game``, write it, print the entry."""
+    file = GameFile(args.game, language)
+    after, entry = bank.apply(file.game, action, language)
+    file.write(after, language)
+    show(args, after, entry, language)
+    return 0
+
+
+def show(args: argparse.Namespace, game: positions.Game, entry: Entry, language: str) -> None:
+    names = [p.payer for p in entry.payments] + [p.payee for p in entry.payments]
+    players = [p for p in game.players if p.name in names]
+    if args.json:
+        obj = {
+            "entry": bank.entry_json(entry),
+            "text": bank.describe(game, entry, language),
+            "players": [{"name": p.name, "cash": p.cash} for p in game.players],
+        }
+        print(json.dumps(obj, ensure_ascii=False))
+        return
+    lines = [bank.describe(game, entry, language)]
+    lines += [f"  • {line}" for line in bank.describe_changes(entry, language)]
+    if players:
+        cash = " · ".join(f"{p.name} {money.text(game.kind, p.cash, language)}" for p in players)
+        lines.append(bank.say(language, "cash", c=cash))
+    print("\n".join(lines))
+
+
+def amount(text: str, argument: str, language: str) -> int:
+    return money.parse(text, argument, language)
+
+
+# --- the verbs --------------------------------------------------------------------------------------
+
+
+def cmd_pay(args: argparse.Namespace, language: str) -> int:
+    modes = [m for m in ("rent", "fine") if getattr(args, m)]
+    if modes:
+        if args.payee is not None or args.amount is not None:
+            raise ArgumentError(modes[0], i18n.words(language)("bank.cli.pay_mode"))
+        if args.rent is not None:
+            return record(args, language, bank.PayRent(args.payer, args.rent, args.dice, args.exemption))
+        return record(args, language, bank.JailFine(args.payer))
+    if args.dice is not None or args.exemption:
+        raise ArgumentError(
+            "dice" if args.dice is not None else "exemption", i18n.words(language)("bank.cli.rent_only")
+        )
+    if args.payee is None or args.amount is None:
+        raise UserError("pay", i18n.words(language)("bank.cli.pay_usage"))
+    return record(args, language, bank.Pay(args.payer, args.payee, amount(args.amount, "AMOUNT", language), args.note))
+
+
+def cmd_buy(args: argparse.Namespace, language: str) -> int:
+    price = None if args.price is None else amount(args.price, "price", language)
+    return record(args, language, bank.Buy(args.player, args.square, price))
+
+
+def cmd_build(args: argparse.Namespace, language: str) -> int:
+    if args.remove_hazard:
+        return record(args, language, bank.RemoveHazard(args.square))
+    action = bank.Build(
+        args.square,
+        residential=args.residential,
+        industrial=args.industrial,
+        skyscraper=args.skyscraper,
+        stadium=args.stadium,
+        tower=args.tower,
+        houses=args.houses,
+        hotel=args.hotel,
+        variant=args.variant,
+    )
+    return record(args, language, action)
+
+
+def cmd_lift(args: argparse.Namespace, language: str) -> int:
+    return record(args, language, bank.Lift(args.square))
+
+
+def cmd_trade(args: argparse.Namespace, language: str) -> int:
+    price = 0 if args.price is None else amount(args.price, "price", language)
+    return record(args, language, bank.Trade(args.seller, args.buyer, tuple(args.squares), price))
+
+
+def cmd_out(args: argparse.Namespace, language: str) -> int:
+    return record(args, language, bank.Out(args.player, args.creditor))
+
+
+def cmd_undo(args: argparse.Namespace, language: str) -> int:
+    file = GameFile(args.game, language)
+    after, undone = bank.undo(file.game, args.count, language)
+    file.write(after, language)
+    if args.json:
+        obj = {
+            "undone": [bank.entry_json(e) for e in undone],
+            "players": [{"name": p.name, "cash": p.cash} for p in after.players],
+        }
+        print(json.dumps(obj, ensure_ascii=False))
+        return 0
+    total = len(file.game.history)
+    lines = [
+        bank.say(language, "undone", e=f"{total - i}. {bank.describe(file.game, e, language)}")
+        for i, e in enumerate(undone)
+    ]
+    print("\n".join(lines))
+    return 0
+
+
+def cmd_history(args: argparse.Namespace, language: str) -> int:
+    file = GameFile(args.game, language)
+    game = file.game
+    if args.json:
+        entries = [
+            {"n": i, **bank.entry_json(e), "text": bank.describe(game, e, language)}
+            for i, e in enumerate(game.history, 1)
+        ]
+        print(json.dumps({"history": entries}, ensure_ascii=False))
+        return 0
+    if not game.history:
+        print(bank.say(language, "history_empty"))
+        return 0
+    lines = [bank.say(language, "history_title", n=len(game.history))]
+    for i, entry in enumerate(game.history, 1):
+        lines.append(f"  {i}. {bank.describe(game, entry, language)}")
+        lines += [f"       {line}" for line in bank.describe_changes(entry, language)]
+    print("\n".join(lines))
+    return 0
+
+
+# --- ``--pay`` on the commands that say what an action brings or costs ----------------------------
+
+
+def paying(original: Handler, action: Callable[[argparse.Namespace, str], bank.Action]) -> Handler:
+    """``original`` (which only says the amount) unless ``--pay`` asks the bank to record it."""
+
+    def handler(args: argparse.Namespace, language: str) -> int:
+        if getattr(args, "pay", False):
+            return record(args, language, action(args, language))
+        if getattr(args, "houses", None) is not None:
+            raise ArgumentError("houses", i18n.words(language)("bank.cli.only_with_pay"))
+        return original(args, language)
+
+    return handler
+
+
+def _sell_action(args: argparse.Namespace, language: str) -> bank.Action:
+    return bank.SellBack(args.square, args.houses, args.variant)
+
+
+def _mortgage_action(args: argparse.Namespace, language: str) -> bank.Action:
+    return bank.Mortgage(args.square)
+
+
+# --- the variant, in the words the output uses ------------------------------------------------------
+
+VARIANT_WORDS = {
+    "timed": "timed",
+    "limitée dans le temps": "timed",
+    "partie limitée dans le temps": "timed",
+    "time-limited": "timed",
+    "time-limited game": "timed",
+    "quick": "quick",
+    "rapide": "quick",
+    "partie rapide": "quick",
+    "quick game": "quick",
+}
+
+
+def variant(text: str) -> str:
+    """``--variant``: timed or quick, or the words the output says (« partie rapide », « limitée dans le temps »);
+    anything else is left for argparse's « invalid choice » with the choices."""
+    found = Names(VARIANT_WORDS, "variant").matches(text)
+    values = {VARIANT_WORDS[name] for name in found}
+    return values.pop() if len(values) == 1 else text
+
+
+# --- the parsers ------------------------------------------------------------------------------------
+
+
+def add_commands(commands: Any, run: Callable[[Handler], Any], original: dict[str, Handler]) -> None:
+    """The bank's verbs on the ``monopoly-city`` parser; ``original``: the handlers of salary, tax, mortgage, sell."""
+
+    def common(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
+        parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+    def game(parser: argparse.ArgumentParser) -> None:
+        parser.add_argument("game", metavar="GAME.yaml", help="the game file (written back with the entry)")
+
+    pay = commands.add_parser(
+        "pay",
+        help="record a payment: PAYER PAYEE AMOUNT, or PAYER --rent SQUARE",
+        description="Record a payment in the game file: PAYER gives PAYEE AMOUNT (either may be 'banque'), "
+        "or PAYER pays the rent of SQUARE to its owner (--rent), or the jail fine (--fine).",
+    )
+    game(pay)
+    pay.add_argument("payer", metavar="PAYER", help="who pays (a player, or banque)")
+    pay.add_argument("payee", metavar="PAYEE", nargs="?", help="who receives (a player, or banque)")
+    pay.add_argument("amount", metavar="AMOUNT", nargs="?", help="as at the table: 600k, 1,5M, 1200")
+    pay.add_argument("--for", dest="note", metavar="TEXT", help="what it was for, kept in the history")
+    pay.add_argument("--rent", metavar="SQUARE", help="the rent of SQUARE, to its owner (a tax square: to the bank)")
+    pay.add_argument("--dice", type=int, metavar="N", help="with --rent on a classic utility: the dice total")
+    pay.add_argument("--exemption", action="store_true", help="with --rent: play the rent-exemption card instead")
+    pay.add_argument("--fine", action="store_true", help="the jail fine, to the bank")
+    common(pay)
+    pay.set_defaults(func=run(cmd_pay))
+
+    buy = commands.add_parser(
+        "buy", help="record a purchase from the bank (printed price, or --price after an auction)"
+    )
+    game(buy)
+    buy.add_argument("player", metavar="PLAYER")
+    buy.add_argument("square", metavar="SQUARE")
+    buy.add_argument("--price", metavar="AMOUNT", help="the auction's price (default: the printed price)")
+    common(buy)
+    buy.set_defaults(func=run(cmd_buy))
+
+    build = commands.add_parser("build", help="record buildings bought from the bank by the square's owner")
+    game(build)
+    build.add_argument("square", metavar="SQUARE")
+    build.add_argument("--residential", type=int, default=0, metavar="N", help="City: residential blocks")
+    build.add_argument("--industrial", type=int, default=0, metavar="N", help="City: industrial blocks")
+    build.add_argument("--skyscraper", action="store_true", help="City: the group's skyscraper")
+    build.add_argument("--stadium", action="store_true", help="City: a stadium (M 2M)")
+    build.add_argument("--tower", action="store_true", help="City: the Monopoly Tower (M 7M)")
+    build.add_argument("--remove-hazard", action="store_true", help="City: remove the hazard (M 500k per block)")
+    build.add_argument("--houses", type=int, default=0, metavar="N", help="classic: houses")
+    build.add_argument("--hotel", action="store_true", help="classic: a hotel")
+    build.add_argument(
+        "--variant", type=variant, choices=["timed", "quick"], help="classic: the quick game's hotel needs 3 houses"
+    )
+    common(build)
+    build.set_defaults(func=run(cmd_build))
+
+    lift = commands.add_parser(
+        "lift", help="record the lifting of a mortgage (City: what the bank paid; classic: + 10 %%)"
+    )
+    game(lift)
+    lift.add_argument("square", metavar="SQUARE")
+    common(lift)
+    lift.set_defaults(func=run(cmd_lift))
+
+    trade = commands.add_parser("trade", help="record a deal: squares from SELLER to BUYER, who pays --price")
+    game(trade)
+    trade.add_argument("seller", metavar="SELLER")
+    trade.add_argument("buyer", metavar="BUYER")
+    trade.add_argument("squares", metavar="SQUARE", nargs="*")
+    trade.add_argument("--price", metavar="AMOUNT", help="what BUYER pays SELLER (default: 0)")
+    common(trade)
+    trade.set_defaults(func=run(cmd_trade))
+
+    out = commands.add_parser("out", help="record a bankruptcy: the player leaves, cash and squares to the creditor")
+    game(out)
+    out.add_argument("player", metavar="PLAYER")
+    out.add_argument("--to", dest="creditor", metavar="CREDITOR", help="the player owed (default: the bank)")
+    common(out)
+    out.set_defaults(func=run(cmd_out))
+
+    undo = commands.add_parser("undo", help="take back the last N entries of the history (cash and position)")
+    game(undo)
+    undo.add_argument("count", metavar="N", type=int, nargs="?", default=1, help="how many (default: 1)")
+    common(undo)
+    undo.set_defaults(func=run(cmd_undo))
+
+    history = commands.add_parser("history", help="the game's history, oldest first")
+    game(history)
+    common(history)
+    history.set_defaults(func=run(cmd_history))
+
+    # --pay on the commands that already say the amount
+    makers: dict[str, Callable[[argparse.Namespace, str], bank.Action]] = {
+        "salary": lambda args, language: bank.Salary(args.player),
+        "tax": lambda args, language: bank.PayTax(args.player),
+        "mortgage": _mortgage_action,
+        "sell": _sell_action,
+    }
+    for name, maker in makers.items():
+        parser = commands.choices[name]
+        parser.add_argument(
+            "--pay", action="store_true", help="and record it: the bank pays or is paid, in the game file"
+        )
+        if name == "sell":
+            parser.add_argument("--houses", type=int, metavar="N", help="with --pay: sell only N houses")
+        parser.set_defaults(func=run(paying(original[name], maker)))
+    for name in ("fortune", "check", "sell"):  # the variant as the output words it
+        for act in commands.choices[name]._actions:
+            if act.dest == "variant":
+                act.type = variant  # then argparse checks the choices: timed, quick
