@@ -8,11 +8,15 @@ machine on Linux), the phone from 127.0.0.1.
 from __future__ import annotations
 
 import contextlib
+import errno
+import os
+import re
 import socket
 import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -25,8 +29,11 @@ from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 from test_web_support import free_port  # noqa: E402
 
-from unit.web import guard, server  # noqa: E402
+from unit import i18n  # noqa: E402
+from unit.web import editions, guard, server  # noqa: E402
+from unit.web import store as store_module  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
+from unit.web.store import NotSaved, Quota, Store  # noqa: E402
 
 FAST = guard.Limits(head_seconds=0.5, body_seconds=0.5)
 
@@ -311,3 +318,95 @@ def test_a_new_address_from_dhcp_is_served_once_read_and_the_old_one_refused() -
 def test_malformed_hosts_are_refused(host: str) -> None:
     client = TestClient(guard.HostCheck(create_app(None), Box().names()), base_url="http://monopoly.local:8080")
     assert client.get("/", headers={"host": host}).status_code == 421
+
+
+# --- the quota ------------------------------------------------------------------------------------------
+
+CITY = "game: city\nname: x\nhazards: {prison: 4}\ngroups: []\n"
+
+
+def test_the_folder_holds_at_most_its_count_of_files_and_an_existing_one_can_still_change(tmp_path) -> None:
+    store = Store(tmp_path / "data", Quota(files=3))
+    for n in range(3):
+        store.write("edition", f"e{n}", CITY, None)
+    with pytest.raises(NotSaved) as refused:
+        store.write("edition", "e3", CITY, None)
+    line = refused.value.say(i18n.words("en"))
+    assert line == (
+        "e3.edition.yaml: not saved: the calculator's folder already holds 3 files (at most 3); "
+        "delete one with the command line"
+    )
+    assert not (tmp_path / "data" / "e3.edition.yaml").exists()
+    store.write("edition", "e0", CITY + "# changed\n", store.version("edition", "e0"))
+
+
+def test_the_folder_holds_at_most_its_size(tmp_path) -> None:
+    store = Store(tmp_path / "data", Quota(size=2_000_000))
+    for n in range(2):
+        store.write("edition", f"big{n}", CITY + "#" * 900_000 + "\n", None)
+    with pytest.raises(NotSaved, match="holds 2 MB .at most 2 MB."):
+        store.write("edition", "more", CITY + "#" * 300_000 + "\n", None)
+    store.write("edition", "big0", CITY, store.version("edition", "big0"))  # smaller: room again
+    store.write("edition", "more", CITY + "#" * 300_000 + "\n", None)
+
+
+def test_nothing_is_written_below_the_free_space_margin(tmp_path) -> None:
+    free = os.statvfs(tmp_path).f_bavail * os.statvfs(tmp_path).f_frsize
+    store = Store(tmp_path / "data", Quota(margin=free + 10**9))  # the unit's saves need more than is free
+    with pytest.raises(NotSaved, match="MB stay free for the unit's own saves"):
+        store.write("game", "partie", "edition: classic-fr\nplayers: []\n", None)
+    assert not (tmp_path / "data").exists() or not any((tmp_path / "data").iterdir())
+
+
+@pytest.fixture
+def editor(tmp_path) -> Iterator[TestClient]:
+    with TestClient(create_app(None, "en", tmp_path / "data"), base_url="http://box.local") as client:
+        token = re.search(r'data-csrf="([^"]+)"', client.get("/editions").text).group(1)
+        assert client.post("/editions/new", data={"csrf": token, "name": "ville"}).status_code == 200
+        client.headers["x-test-csrf"] = token
+        yield client
+
+
+def save_card(client: TestClient, accept: str = "text/html") -> Any:
+    page = client.get("/editions/ville/card").text
+    version = re.search(r'name="version" value="([^"]*)"', page).group(1)
+    form = {"csrf": client.headers["x-test-csrf"], "version": version, "n": ""}
+    form |= {key: "" for key in editions.CARD_FIELDS} | {"name": "Rue", "group": "rouge", "price": "2M"}
+    return client.post("/editions/ville/card", data=form, headers={"accept": accept}, follow_redirects=False)
+
+
+@pytest.mark.parametrize("accept", ["text/html", "application/json"])
+def test_an_edition_saved_on_a_read_only_disk_gets_one_line_not_500(editor, monkeypatch, accept) -> None:
+    def read_only(path, data) -> None:
+        raise OSError(errno.EROFS, "Read-only file system")
+
+    monkeypatch.setattr(store_module, "write_atomically", read_only)
+    answer = save_card(editor, accept)
+    assert answer.status_code == 507
+    line = answer.json()["errors"]["_"] if accept == "application/json" else answer.text
+    assert line.strip() == "ville.edition.yaml: cannot write it: Read-only file system (the file is as it was)"
+
+
+def test_an_edition_saved_below_the_margin_gets_one_line_not_500(editor) -> None:
+    web = editor.app.state.web
+    web.store.quota = Quota(margin=10**18)
+    answer = save_card(editor)
+    assert answer.status_code == 507 and answer.text.count("\n") == 1
+    assert "stay free for the unit's own saves" in answer.text
+
+
+def test_a_flood_of_uploads_stops_at_the_quota(editor) -> None:
+    editor.app.state.web.store.quota = Quota(files=10)
+    token = editor.headers["x-test-csrf"]
+    body = (CITY + "#" * 200_000 + "\n").encode()
+    kept = 0
+    for n in range(20):
+        answer = editor.post(
+            f"/editions/upload?name=flood{n}",
+            content=body,
+            headers={"x-csrf-token": token, "accept": "application/json"},
+        )
+        kept += answer.status_code == 200
+        if answer.status_code != 200:
+            assert "already holds 10 files" in answer.json()["error"]
+    assert kept == 9  # the edition made by the fixture is the tenth

@@ -52,9 +52,10 @@ from unit.core.views import (
     TimeUp,
     Welcome,
 )
+from unit.web import guard
 from unit.web.hub import UnitHub
 from unit.web.security import BodyLimit, RateLimit, Signer, load_secret
-from unit.web.store import Store, default_root
+from unit.web.store import NotSaved, Store, default_root
 
 HERE = Path(__file__).resolve().parent
 COOKIE = "mc_session"
@@ -403,7 +404,7 @@ def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str
             *editions.routes(web, web.store),
             Mount("/static", StaticFiles(directory=HERE / "static"), name="static"),
         ],
-        exception_handlers={404: not_found, 405: not_allowed},
+        exception_handlers={404: not_found, 405: not_allowed, NotSaved: guard.not_saved},  # quota, full disk: 507
         lifespan=lifespan,
     )
     app.state.web = web

@@ -36,9 +36,13 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import h11
+from starlette.requests import Request
+from starlette.responses import JSONResponse, PlainTextResponse, Response
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from unit import i18n
+from unit.errors import UserError
 from unit.web.address import local_addresses
 
 App = ASGIApp
@@ -403,3 +407,16 @@ class HostCheck:
         if local_port is not None and port != local_port:
             return False
         return self.names.knows(match["v6"] or match["name"], local_ip)
+
+
+# --- a write the disk or the quota refused ----------------------------------------------------------
+
+
+async def not_saved(request: Request, error: Exception) -> Response:
+    """The page's answer to :class:`unit.web.store.NotSaved` (the quota, the free-space margin, a full or
+    read-only disk): the one line, in the page's language, with status 507; JSON for the pages' scripts."""
+    web = request.app.state.web
+    line = error.say(i18n.words(web.lang(request))) if isinstance(error, UserError) else str(error)
+    if "application/json" in request.headers.get("accept", ""):
+        return JSONResponse({"ok": False, "error": line, "errors": {"_": line}}, status_code=507)
+    return PlainTextResponse(line + "\n", status_code=507, headers={"Cache-Control": "no-store"})
