@@ -58,12 +58,14 @@ class Limits:
     body_seconds: float = 10.0
     #: Connections from one address: a browser opens at most 6 to a server, a few tabs each hold a stream.
     per_address: int = 16
-    #: Connections in all (uvicorn's own ``limit_concurrency``, 256, stays above it as a last bound).
-    connections: int = 192
+    #: Connections in all: 300 slow ones from as many addresses fit, and wait for their deadline rather than
+    #: each taking a place back from another (uvicorn's own ``limit_concurrency`` stays above it, a last bound).
+    #: 512 descriptors and a few MB: the service's LimitNOFILE (1024) and MemoryMax (160M) hold them.
+    connections: int = 512
     #: Live streams from one address: a phone with the live view, the remote and the settings open.
     streams_per_address: int = 4
-    #: Live streams in all: every phone at a table, several times over.
-    streams: int = 64
+    #: Live streams in all: every phone at a table, many times over.
+    streams: int = 128
     #: The paths whose answer is a live stream.
     stream_paths: tuple[str, ...] = ("/events",)
 

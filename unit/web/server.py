@@ -37,7 +37,7 @@ def options(app: guard.App, host: str, port: int, shares: guard.Shares) -> dict[
         access_log=False,
         server_header=False,
         proxy_headers=False,  # the client address is the real one (the pairing rate limit counts by it)
-        limit_concurrency=256,  # a last bound: the shares keep connections under shares.limits.connections
+        limit_concurrency=shares.limits.connections + 64,  # a last bound: the shares keep connections under theirs
         timeout_keep_alive=5,  # an idle kept-alive connection; a slow request is guard's deadlines' business
         timeout_graceful_shutdown=3,  # the live streams never end by themselves
         h11_max_incomplete_event_size=16 * 1024,  # bounded request line and headers
