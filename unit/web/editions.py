@@ -226,15 +226,15 @@ def checked(build: Build, values: dict, source: str, language: str) -> tuple[dic
     problems = edition.Problems()
     try:
         loaded: object = edition.parse(data, source, language, problems)
-    except UserError as error:  # the shape, not a field: the reading stopped there
-        problems.found.append(error)
+    except UserError as shape:  # the shape, not a field: the reading stopped there
+        problems.found.append(shape)
         loaded = None
-    for error in problems.found:
-        field = places.get(error.where.removeprefix(f"{source}: "))
+    for wrong in problems.found:
+        field = places.get(wrong.where.removeprefix(f"{source}: "))
         if field is None or field in errors:
-            errors["_"] = error.say(words)  # not one of the form's fields: the whole line
+            errors["_"] = wrong.say(words)  # not one of the form's fields: the whole line
             return errors, None
-        errors[field] = error.message.say(words) if isinstance(error.message, Text) else error.message
+        errors[field] = wrong.message.say(words) if isinstance(wrong.message, Text) else wrong.message
     return errors, None if errors else loaded  # type: ignore[return-value]  # game: city
 
 
