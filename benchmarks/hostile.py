@@ -18,6 +18,18 @@ timeout and a memory limit, and the outcome is classified:
 The goal is only ``clear`` and ``accepted``. ``python benchmarks/hostile.py [--count N] [--keep DIR]``
 prints the counts and the inputs that failed (kept in DIR to look at); ``make soak`` runs it and
 writes the counts into docs/reliability.md.
+
+``--web`` attacks ``monopoly-city serve`` (its own process, at Nice=10 as its systemd unit) instead, from
+this machine's other loopback addresses (127.0.0.2 and up) while a phone (127.0.0.1) loads the live page
+every 50 ms, and prints the phone's figures in each phase (:func:`web_attacks`):
+
+- quiet: the phone alone;
+- one address: 300 connections that never finish their request line and 200 live streams, all from one
+  address, each opened again as soon as the server closes it (a stream one second later, as a page does);
+- many addresses: the same from 500 addresses (300 + 200), the harder case for per-address shares;
+- the card check: an unpaired visitor checks a card with 14 wrong fields on the largest edition the loader
+  allows (40 districts, 40-letter names, 7-digit amounts), timed from sending to the last byte of the answer,
+  with the server's CPU for each; again with the service under 10 % of one core (benchmarks/cpulimit.py).
 """
 
 from __future__ import annotations
@@ -285,12 +297,205 @@ def hostile_run(
     }
 
 
+# --- the web service under attack -----------------------------------------------------------------------
+
+SLOW = 300
+STREAMS = 200
+PHONE_PAUSE = 0.05
+
+
+def stranger(n: int) -> str:
+    """The n-th of the attacker's loopback addresses (127.0.0.2 and up: all this machine on Linux)."""
+    return f"127.0.{(n + 2) // 250}.{(n + 2) % 250 or 250}"
+
+
+class Attacker:
+    """Slow connections and live streams held open from the given addresses, reopened when the server closes
+    them, on an event loop of their own (a thread), until :meth:`stop`."""
+
+    def __init__(self, port: int, slow: list[str], streams: list[str]):
+        import asyncio
+        import threading
+
+        self.port, self.slow, self.streams = port, slow, streams
+        self.closed_by_server = 0  # slow connections the server closed (its head deadline, or a place taken back)
+        self.refused = 0  # streams answered 429/503
+        self.loop = asyncio.new_event_loop()
+        self.thread = threading.Thread(target=self.loop.run_forever, daemon=True)
+
+    def __enter__(self) -> Attacker:
+        import asyncio
+
+        self.thread.start()
+        self.tasks = [asyncio.run_coroutine_threadsafe(self.hold_slow(a), self.loop) for a in self.slow]
+        self.tasks += [asyncio.run_coroutine_threadsafe(self.hold_stream(a), self.loop) for a in self.streams]
+        time.sleep(1.0)  # every connection made before the phone comes
+        return self
+
+    def __exit__(self, *exc) -> None:
+        for task in self.tasks:
+            task.cancel()
+        time.sleep(0.2)
+        self.loop.call_soon_threadsafe(self.loop.stop)
+        self.thread.join(5)
+
+    async def hold_slow(self, source: str) -> None:
+        import asyncio
+
+        while True:
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(source, 0))
+            except OSError:
+                await asyncio.sleep(0.1)
+                continue
+            writer.write(b"GET / HT")  # and never more
+            try:
+                await reader.read()
+                self.closed_by_server += 1
+            except OSError:
+                self.closed_by_server += 1
+            finally:
+                writer.close()
+
+    async def hold_stream(self, source: str) -> None:
+        import asyncio
+
+        while True:
+            try:
+                reader, writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(source, 0))
+                writer.write(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n\r\n".encode())
+                first = await reader.read(4096)
+                if not first.startswith(b"HTTP/1.1 200"):
+                    self.refused += 1
+                while await reader.read(65536):
+                    pass
+                writer.close()
+            except OSError:
+                pass
+            await asyncio.sleep(1.0)  # EventSource's retry
+
+
+def phone(port: int, seconds: float) -> dict:
+    """The live page loaded every 50 ms for ``seconds``, a new connection each time: its figures in ms."""
+    import http.client
+
+    from harness import percentile
+
+    times, failed = [], 0
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        began = time.perf_counter()
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30)
+            conn.request("GET", "/", headers={"Connection": "close"})
+            response = conn.getresponse()
+            response.read()
+            conn.close()
+            ok = response.status == 200
+        except OSError:
+            ok = False
+        if ok:
+            times.append((time.perf_counter() - began) * 1000)
+        else:
+            failed += 1
+        time.sleep(PHONE_PAUSE)
+    return {
+        "loads": len(times) + failed,
+        "failed": failed,
+        "p50_ms": round(percentile(times, 50), 1) if times else None,
+        "p99_ms": round(percentile(times, 99), 1) if times else None,
+        "max_ms": round(max(times), 1) if times else None,
+    }
+
+
+def largest_edition(folder: Path) -> None:
+    """``big.edition.yaml``: the largest City edition the loader allows (40 districts, long names and amounts)."""
+    from unit.calculator.edition import MAX_DISTRICTS
+
+    lines = ["game: city", f"name: {'N' * 40}", "go_salary: 2M", "industry_tax: 1M", "hazards: {prison: 4}"]
+    lines.append("groups:")
+    for g in range(MAX_DISTRICTS // 4):
+        lines += [f"  - name: {'g' * 38}{g:02d}", "    skyscraper_cost: 1234567", "    districts:"]
+        for d in range(4):
+            rents = ", ".join(["1234567"] * 9)
+            lines.append(
+                f"      - {{name: {'d' * 36}{g:02d}-{d}, price: 1234567, residential_cost: 1234567, "
+                f"industrial_cost: 1234567, rents: [{rents}]}}"
+            )
+    (folder / "big.edition.yaml").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def card_checks(folder: Path, requests: int, limit, pause: float = 0.0) -> dict:
+    """The server time of a card check with 14 wrong fields on ``big.edition.yaml`` (web_editions' way)."""
+    import web_editions
+    from web_calc import cpu_ms, figures, start
+
+    process, port = start(folder, limit)
+    try:
+        headers, right = web_editions.session(port)
+        amounts = (*web_editions.AMOUNTS, *(f"rent{j}" for j in range(9)))
+        wrong = right | dict.fromkeys(amounts, "-1") | {"name": ""}
+        web_editions.timed_checks(port, headers, wrong, 3, pause)  # warm-up
+        before = cpu_ms(process.pid)
+        times = web_editions.timed_checks(port, headers, wrong, requests, pause)
+        out = figures(times, cpu_ms(process.pid) - before)
+        return {k: round(v, 2) if isinstance(v, float) else v for k, v in out.items()}
+    finally:
+        process.terminate()
+        process.wait(10)
+
+
+def web_attacks(seconds: float = 15.0, checks: int = 100, limited_checks: int = 30) -> dict:
+    """The phone's page in each phase, and the card check's server time (see the module's docstring)."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from cpulimit import CpuLimit
+    from web_calc import start
+
+    out: dict = {}
+    with tempfile.TemporaryDirectory(prefix="web-attacks-") as name:
+        folder = Path(name)
+        process, port = start(folder, None)
+        try:
+            out["quiet"] = phone(port, seconds)
+            phases = {
+                "one address": ([stranger(0)] * SLOW, [stranger(0)] * STREAMS),
+                "many addresses": (
+                    [stranger(n) for n in range(SLOW)],
+                    [stranger(SLOW + n) for n in range(STREAMS)],
+                ),
+            }
+            for phase, (slow, streams) in phases.items():
+                with Attacker(port, slow, streams) as attacker:
+                    out[phase] = phone(port, seconds)
+                out[phase] |= {"closed_by_server": attacker.closed_by_server, "streams_refused": attacker.refused}
+                time.sleep(1.0)
+        finally:
+            process.terminate()
+            process.wait(10)
+        largest_edition(folder)
+        out["card_check"] = card_checks(folder, checks, None)
+        try:
+            with CpuLimit(10) as limit:
+                out["card_check_limited"] = card_checks(folder, limited_checks, limit, 0.25) | {
+                    "limit": limit.describe()
+                }
+        except OSError as error:
+            out["card_check_limited"] = {"limit": f"no CPU limit possible here ({error})"}
+    return out
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=40, help="mutated files per kind (default 40)")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--keep", type=Path, help="copy the inputs that failed here, with failures.json")
+    parser.add_argument("--web", action="store_true", help="attack the web service instead (see above)")
+    parser.add_argument("--seconds", type=float, default=15.0, help="--web: seconds of each phase (default 15)")
     args = parser.parse_args()
+    if args.web:
+        sys.path.insert(0, str(ROOT))
+        print(json.dumps(web_attacks(args.seconds), indent=1))
+        return 0
     result = hostile_run(args.count, args.seed, keep=args.keep)
     for failure in result["failures"]:
         last = failure["stderr"].strip().splitlines()[-1:] or [""]

@@ -12,11 +12,15 @@ when a computation needs one.
 
 from __future__ import annotations
 
+import hashlib
+import threading
+from collections import OrderedDict
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from fractions import Fraction
 from importlib import resources
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from unit import fields, yamlfile
 from unit.calculator import money
@@ -29,6 +33,13 @@ HAZARDS = ("prison", "dump", "sewage_plant", "power_station")
 BONUSES = ("park", "school", "water_tower", "wind_farm")
 RENT_LEVELS = 6  # bare, 1-4 houses, hotel
 CITY_RENT_LEVELS = 9  # 0..8 blocks
+#: A board has 40 squares (classic and Monopoly City alike; Monopoly City has 22 districts among them): an
+#: edition with more is not a board, and the loader refuses it before reading its squares one by one.
+MAX_SQUARES = 40
+MAX_DISTRICTS = MAX_SQUARES
+#: Editions read and checked, kept by their content (the store's version is its hash): see :func:`load`.
+KEPT = 64
+T = TypeVar("T")
 
 
 # --- classic ----------------------------------------------------------------------------------
@@ -185,11 +196,12 @@ Edition = ClassicEdition | CityEdition
 def load(name_or_path: str, relative_to: Path | None = None, where: str | None = None, language: str = "fr") -> Edition:
     """A shipped edition by name (``classic-fr``), or an edition file by path.
 
-    ``where`` names the place that asked for it (a game file's ``edition:``) in a not-found error.
+    ``where`` names the place that asked for it (a game file's ``edition:``) in a not-found error. The file is
+    read every time, but parsed and checked only when its content is new (:func:`parse_text`).
     """
     if name_or_path in SHIPPED:
-        text = resources.files("unit.calculator").joinpath(f"editions/{name_or_path}.yaml").read_text(encoding="utf-8")
-        return parse(yamlfile.parse(text, name_or_path, what="edition"), name_or_path, language)
+        text = resources.files("unit.calculator").joinpath(f"editions/{name_or_path}.yaml").read_bytes()
+        return parse_text(text, name_or_path, language)
     path = Path(name_or_path)
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
@@ -201,17 +213,77 @@ def load(name_or_path: str, relative_to: Path | None = None, where: str | None =
                 where, words(language, "edition.no_such_named", e=repr(name_or_path), hint=hint, shipped=shipped)
             )
         raise UserError(name_or_path, words(language, "edition.no_such", hint=hint, shipped=shipped))
-    return parse(yamlfile.load(path, what="edition"), str(path), language)
+    return parse_text(yamlfile.read_bounded(path, what="edition"), str(path), language)
 
 
-def parse(data: object, source: str, language: str = "fr") -> Edition:
+_kept: OrderedDict[tuple[str, str, str], Edition | UserError] = OrderedDict()
+_kept_lock = threading.Lock()
+
+
+def parse_text(text: bytes | str, source: str, language: str = "fr") -> Edition:
+    """An edition file's text, parsed and checked, or its one line (UserError).
+
+    The outcome is kept by the text's hash (the web store's version), ``source`` and ``language``, the
+    :data:`KEPT` most recent: a page that reads the same file again (every request of a game, the list of
+    editions) pays a hash, not the YAML parser and the checks.
+    """
+    data = text.encode("utf-8") if isinstance(text, str) else text
+    key = (source, hashlib.sha256(data).hexdigest(), language)
+    with _kept_lock:
+        found = _kept.get(key)
+        if found is not None:
+            _kept.move_to_end(key)
+    if found is None:
+        try:
+            found = parse(yamlfile.parse(data, source, what="edition"), source, language)
+        except UserError as error:
+            found = error
+        with _kept_lock:
+            _kept[key] = found
+            while len(_kept) > KEPT:
+                _kept.popitem(last=False)
+    if isinstance(found, UserError):
+        raise found
+    return found
+
+
+def parse(data: object, source: str, language: str = "fr", problems: Problems | None = None) -> Edition:
+    """The edition in ``data`` (a file's parsed YAML), checked; ``source`` names the file in the error lines.
+
+    Without ``problems`` the first wrong value raises its UserError. With it, a City edition's wrong values
+    (a name, an amount, a rent, a hazard) are noted there and read as placeholders, and the reading goes on:
+    the phone's card check gets every field's line from one reading. A wrong shape (not a mapping, an unknown
+    key, too many districts) still raises.
+    """
     top = fields.mapping(data, source, optional=("game",) + CLASSIC_KEYS + CITY_KEYS)
     game = top.get("game")
     if game == "classic":
         return _classic(top, source, language)
     if game == "city":
-        return _city(top, source, language)
+        return _city(top, source, language, problems if problems is not None else Problems(collect=False))
     raise UserError(f"{source}: game", words(language, "edition.game", got=shown(game, language)))
+
+
+class Problems:
+    """Where a reading notes a wrong value and goes on with a placeholder (``collect``), or stops at it."""
+
+    def __init__(self, collect: bool = True):
+        self.collect = collect
+        self.found: list[UserError] = []
+
+    def value(self, instead: T, read: Callable[..., T], *args: object) -> T:
+        """``read(*args)`` (a field's check); if it raises a UserError: noted, and ``instead`` (or raised, when
+        not collecting)."""
+        try:
+            return read(*args)
+        except UserError as error:
+            self.wrong(error)
+            return instead
+
+    def wrong(self, error: UserError) -> None:
+        if not self.collect:
+            raise error
+        self.found.append(error)
 
 
 CLASSIC_RULES = {
@@ -279,13 +351,21 @@ def _classic(top: dict[str, Any], source: str, language: str) -> ClassicEdition:
             "size": fields.integer(spec["size"], where(f"groups.{colour}.size"), 1, 4),
         }
     squares: dict[str, Street | Company | Tax] = {}
+    keys: set[str] = set()  # the names as they compare: one look-up per square, never a scan
 
     def add(square: Street | Company | Tax, at: str) -> None:
-        if fields.name_key(square.name) in map(fields.name_key, squares):
+        if len(squares) >= MAX_SQUARES:
+            raise UserError(at, words(language, "edition.too_many_squares", most=MAX_SQUARES))
+        key = fields.name_key(square.name)
+        if key in keys:
             raise UserError(at, words(language, "edition.twice", s=repr(square.name)))
+        keys.add(key)
         squares[square.name] = square
 
-    for i, raw in enumerate(fields.sequence(top["streets"], where("streets"))):
+    streets = fields.sequence(top["streets"], where("streets"))
+    if len(streets) > MAX_SQUARES:
+        raise UserError(where("streets"), words(language, "edition.too_many_squares", most=MAX_SQUARES))
+    for i, raw in enumerate(streets):
         at = where(f"streets[{i}]")
         spec = fields.mapping(
             raw, at, required=("pos", "name", "group", "price", "house_cost", "rent"), optional=("mortgage",)
@@ -329,7 +409,10 @@ def _classic(top: dict[str, Any], source: str, language: str) -> ClassicEdition:
         table = fields.mapping(spec[table_key], f"{at}.{table_key}", optional=(1, 2, 3, 4))  # type: ignore[arg-type]
         counts = {int(k): fields.integer(v, f"{at}.{table_key}.{k}", 0, 10**6) for k, v in table.items()}
         (station_rents if kind == "station" else utility_multipliers).update(counts)
-        for i, raw in enumerate(fields.sequence(spec["list"], f"{at}.list")):
+        listed = fields.sequence(spec["list"], f"{at}.list")
+        if len(listed) > MAX_SQUARES:
+            raise UserError(f"{at}.list", words(language, "edition.too_many_squares", most=MAX_SQUARES))
+        for i, raw in enumerate(listed):
             item = fields.mapping(raw, f"{at}.list[{i}]", required=("pos", "name"))
             add(
                 Company(
@@ -341,7 +424,10 @@ def _classic(top: dict[str, Any], source: str, language: str) -> ClassicEdition:
                 ),
                 f"{at}.list[{i}]",
             )
-    for i, raw in enumerate(fields.sequence(top.get("taxes") or [], where("taxes"))):
+    taxes = fields.sequence(top.get("taxes") or [], where("taxes"))
+    if len(taxes) > MAX_SQUARES:
+        raise UserError(where("taxes"), words(language, "edition.too_many_squares", most=MAX_SQUARES))
+    for i, raw in enumerate(taxes):
         at = where(f"taxes[{i}]")
         item = fields.mapping(raw, at, required=("pos", "name", "amount"))
         add(
@@ -352,8 +438,12 @@ def _classic(top: dict[str, Any], source: str, language: str) -> ClassicEdition:
             ),
             at,
         )
+    streets_in: dict[str, int] = {}
+    for square in squares.values():
+        if isinstance(square, Street):
+            streets_in[square.group] = streets_in.get(square.group, 0) + 1
     for colour, spec in groups.items():
-        count = sum(1 for s in squares.values() if isinstance(s, Street) and s.group == colour)
+        count = streets_in.get(colour, 0)
         if count != spec["size"]:
             raise UserError(
                 where(f"groups.{colour}.size"), words(language, "edition.group_size", n=spec["size"], c=count)
@@ -370,25 +460,38 @@ def _mortgage(spec: dict[str, Any], at: str, rules: ClassicRules, language: str)
     return int(Fraction(str(rules.mortgage_ratio)) * price)
 
 
-def _city(top: dict[str, Any], source: str, language: str) -> CityEdition:
+def _city(top: dict[str, Any], source: str, language: str, problems: Problems) -> CityEdition:
     def where(key: str) -> str:
         return f"{source}: {key}"
 
+    value = problems.value
     fields.mapping(top, source, required=("game", "name", "hazards", "groups"), optional=CITY_KEYS)
-    name = fields.text(top["name"], where("name"))
+    name = value("\x00name", fields.text, top["name"], where("name"))
     hazards_raw = fields.mapping(top["hazards"], where("hazards"), optional=HAZARDS)
-    hazards = {
-        h: None if hazards_raw.get(h) is None else fields.integer(hazards_raw[h], where(f"hazards.{h}"), 1, 8)
+    hazards: dict[str, int | None] = {
+        h: None
+        if hazards_raw.get(h) is None
+        else value(None, fields.integer, hazards_raw[h], where(f"hazards.{h}"), 1, 8)
         for h in HAZARDS
     }
+    listed = fields.sequence(top["groups"], where("groups"))
+    count = len(listed) + sum(  # each group has at least one district: only the lists' lengths are read
+        max(0, len(raw["districts"]) - 1)
+        for raw in listed
+        if isinstance(raw, dict) and isinstance(raw.get("districts"), list)
+    )
+    if count > MAX_DISTRICTS:
+        raise UserError(where("groups"), words(language, "edition.too_many_districts", n=count, most=MAX_DISTRICTS))
     groups: dict[str, CityGroup] = {}
     districts: dict[str, District] = {}
-    for g, raw in enumerate(fields.sequence(top["groups"], where("groups"))):
+    keys: set[str] = set()  # the districts' names as they compare: one look-up each, never a scan
+    for g, raw in enumerate(listed):
         at = where(f"groups[{g}]")
         spec = fields.mapping(raw, at, required=("name", "districts"), optional=("skyscraper_cost",))
-        group_name = fields.text(spec["name"], f"{at}.name")
+        group_name = value(f"\x00{at}", fields.text, spec["name"], f"{at}.name")
         if group_name in groups:
-            raise UserError(f"{at}.name", words(language, "edition.group_twice", g=repr(group_name)))
+            problems.wrong(UserError(f"{at}.name", words(language, "edition.group_twice", g=repr(group_name))))
+            group_name = f"\x00{at}"
         members = []
         for d, item in enumerate(fields.sequence(spec["districts"], f"{at}.districts")):
             place = f"groups[{g}].districts[{d}]"
@@ -396,41 +499,51 @@ def _city(top: dict[str, Any], source: str, language: str) -> CityEdition:
             item = fields.mapping(
                 item, dat, required=("name",), optional=("price", "residential_cost", "industrial_cost", "rents")
             )
-            district_name = fields.text(item["name"], f"{dat}.name")
-            if fields.name_key(district_name) in {fields.name_key(name) for name in districts}:
-                raise UserError(f"{dat}.name", words(language, "edition.district_twice", d=repr(district_name)))
-            rents = item.get("rents")
-            if rents is not None:
-                rents = fields.sequence(rents, f"{dat}.rents")
-                if len(rents) != CITY_RENT_LEVELS:
-                    raise UserError(f"{dat}.rents", words(language, "edition.city_rent_count", n=len(rents)))
-                rents = tuple(money.field(v, f"{dat}.rents[{j}]", language) for j, v in enumerate(rents))
+            district_name = value(f"\x00{dat}", fields.text, item["name"], f"{dat}.name")
+            key = fields.name_key(district_name)
+            if key in keys:
+                twice = words(language, "edition.district_twice", d=repr(district_name))
+                problems.wrong(UserError(f"{dat}.name", twice))
+                district_name = key = f"\x00{dat}"
+            keys.add(key)
+            amounts = {
+                k: value(None, money.optional, item.get(k), f"{dat}.{k}", language)
+                for k in ("price", "residential_cost", "industrial_cost")
+            }
             districts[district_name] = District(
                 name=district_name,
                 group=group_name,
-                price=money.optional(item.get("price"), f"{dat}.price", language),
-                residential_cost=money.optional(item.get("residential_cost"), f"{dat}.residential_cost", language),
-                industrial_cost=money.optional(item.get("industrial_cost"), f"{dat}.industrial_cost", language),
-                rents=rents,
+                **amounts,
+                rents=_city_rents(item.get("rents"), dat, language, problems),
                 where=place,
             )
             members.append(district_name)
         if not members:
-            raise UserError(f"{at}.districts", words(language, "edition.no_district"))
-        groups[group_name] = CityGroup(
-            group_name,
-            money.optional(spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", language),
-            tuple(members),
-        )
+            problems.wrong(UserError(f"{at}.districts", words(language, "edition.no_district")))
+            continue
+        skyscraper_cost = value(None, money.optional, spec.get("skyscraper_cost"), f"{at}.skyscraper_cost", language)
+        groups[group_name] = CityGroup(group_name, skyscraper_cost, tuple(members))
+    cash = top.get("starting_cash", CityEdition.starting_cash)
     return CityEdition(
         source,
         name,
         hazards,
         groups,
         districts,
-        starting_cash=money.field(
-            top.get("starting_cash", CityEdition.starting_cash), where("starting_cash"), language
-        ),
-        go_salary=money.optional(top.get("go_salary"), where("go_salary"), language),
-        industry_tax=money.optional(top.get("industry_tax"), where("industry_tax"), language),
+        starting_cash=value(CityEdition.starting_cash, money.field, cash, where("starting_cash"), language),
+        go_salary=value(None, money.optional, top.get("go_salary"), where("go_salary"), language),
+        industry_tax=value(None, money.optional, top.get("industry_tax"), where("industry_tax"), language),
     )
+
+
+def _city_rents(raw: object, dat: str, language: str, problems: Problems) -> tuple[int, ...] | None:
+    """A district's nine rents (0 to 8 blocks), or None when not copied yet; a wrong one noted, read as 0."""
+    if raw is None:
+        return None
+    rents = problems.value(None, fields.sequence, raw, f"{dat}.rents")
+    if rents is None:
+        return None
+    if len(rents) != CITY_RENT_LEVELS:
+        problems.wrong(UserError(f"{dat}.rents", words(language, "edition.city_rent_count", n=len(rents))))
+        return None
+    return tuple(problems.value(0, money.field, v, f"{dat}.rents[{j}]", language) for j, v in enumerate(rents))

@@ -20,8 +20,9 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from unit.web import editions, game, live
-from unit.web.common import HERE, Web, form_endpoint, refused
+from unit.web.common import HERE, Web, form_endpoint, not_saved, refused
 from unit.web.security import BodyLimit
+from unit.web.store import NotSaved
 
 POST = ["POST"]
 GET = ["GET"]
@@ -84,7 +85,7 @@ def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str
     app = Starlette(
         routes=routes(),
         middleware=[body_limit],
-        exception_handlers={HTTPException: refused},
+        exception_handlers={HTTPException: refused, NotSaved: not_saved},  # quota, full disk: 507
         lifespan=lifespan,
     )
     app.state.web = Web(state_dir, language, data_dir)

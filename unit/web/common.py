@@ -22,9 +22,10 @@ from jinja2 import Environment, FileSystemLoader, select_autoescape
 from starlette.concurrency import run_in_threadpool
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, PlainTextResponse, RedirectResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from unit import i18n
+from unit.errors import UserError
 from unit.web.hub import UnitHub
 from unit.web.screen import translate
 from unit.web.security import RateLimit, Signer, load_secret
@@ -106,6 +107,15 @@ def refused(request: Request, exc: Exception) -> Response:
     return PlainTextResponse(
         text + "\n", status_code=exc.status_code, headers=SECURITY_HEADERS | dict(exc.headers or {})
     )
+
+
+def not_saved(request: Request, exc: Exception) -> Response:
+    """The answer to :class:`unit.web.store.NotSaved` (the quota, the free-space margin, a full or read-only
+    disk): the one line, in the page's language, with status 507; JSON for the pages' scripts."""
+    line = exc.say(words_of(request)) if isinstance(exc, UserError) else str(exc)
+    if "application/json" in request.headers.get("accept", ""):
+        return JSONResponse({"ok": False, "error": line, "errors": {"_": line}}, 507, headers=SECURITY_HEADERS)
+    return PlainTextResponse(line + "\n", status_code=507, headers=SECURITY_HEADERS)
 
 
 # --- sessions and pages ----------------------------------------------------------------------------

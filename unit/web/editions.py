@@ -140,27 +140,27 @@ Build = Callable[[Values], tuple[dict[str, Any], dict[str, str]]]
 def checked(build: Build, values: Values, source: str, language: str) -> tuple[dict[str, str], CityEdition | None]:
     """Each wrong field's message from the loader, and the edition when every field is right.
 
-    ``build(values)`` gives the edition file's data and the place of each field in it. The loader stops at
-    the first wrong value: its field is noted, set aside (null, or a placeholder for a name) and the file
-    read again, until it loads. So every field gets exactly the loader's message (an empty rent beside
-    typed ones too: the page shows a field's message once it was typed in).
+    ``build(values)`` gives the edition file's data and the place of each field in it. The loader reads it
+    once, noting every wrong value and reading on (:class:`unit.calculator.edition.Problems`), so every field
+    gets exactly the loader's message (an empty rent beside typed ones too: the page shows a field's message
+    once it was typed in); a line about no field of the form (the file's shape) is the whole line ``_``.
     """
     words = i18n.words(language)
     errors: dict[str, str] = {}
-    values = dict(values)
-    while True:  # each turn sets one more field aside: at most one turn per field
-        data, places = build(values)
-        try:
-            loaded = edition.parse(data, source, language)
-        except UserError as error:
-            field = places.get(error.where.removeprefix(f"{source}: "))
-            if field is None or field in errors:
-                errors["_"] = error.say(words)  # not one of the form's fields: the whole line
-                return errors, None
-            errors[field] = error.message.say(words) if isinstance(error.message, Text) else error.message
-            values[field] = SET_ASIDE.get(field)
-            continue
-        return errors, None if errors else loaded  # type: ignore[return-value]  # game: city
+    data, places = build(dict(values))
+    problems = edition.Problems()
+    try:
+        loaded: object = edition.parse(data, source, language, problems)
+    except UserError as shape:  # the shape, not a field: the reading stopped there
+        problems.found.append(shape)
+        loaded = None
+    for wrong in problems.found:
+        field = places.get(wrong.where.removeprefix(f"{source}: "))
+        if field is None or field in errors:
+            errors["_"] = wrong.say(words)  # not one of the form's fields: the whole line
+            return errors, None
+        errors[field] = wrong.message.say(words) if isinstance(wrong.message, Text) else wrong.message
+    return errors, None if errors else loaded  # type: ignore[return-value]  # game: city
 
 
 def card_builder(ed: CityEdition, old: int | None) -> Build:
@@ -294,8 +294,8 @@ def stored(store: Store, name: str, language: str = "fr") -> tuple[object, str, 
         text, version = store.read(KIND, name)
     except UserError as error:  # not UTF-8, too large, not a regular file: listed with its line, never edited
         return error, "", None
-    try:
-        loaded: object = edition.parse(yamlfile.parse(text, source, what=KIND), source, language)
+    try:  # kept by version: the list and every card's page read the same file again
+        loaded: object = edition.parse_text(text, source, language)
     except UserError as error:
         loaded = error
     return loaded, text, version

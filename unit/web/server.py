@@ -3,9 +3,11 @@
 from __future__ import annotations
 
 import logging
+from typing import Any
 
 import uvicorn
 
+from unit.web import guard
 from unit.web.app import create_app
 
 log = logging.getLogger(__name__)
@@ -15,23 +17,29 @@ def serve(host: str, port: int, state_dir: str | None, language: str, data_dir: 
     """Serve until interrupted; says where, and whether the unit's socket is expected."""
     app = create_app(state_dir, language, data_dir)
     app.state.web.hub.listening = (host, port)  # the unit shows it on its phone screen
-    config = uvicorn.Config(
-        app,
-        host=host,
-        port=port,
-        log_level="warning",
-        access_log=False,
-        server_header=False,
-        proxy_headers=False,  # the client address is the real one (the pairing rate limit counts by it)
-        limit_concurrency=256,
-        timeout_keep_alive=5,
-        timeout_graceful_shutdown=3,  # the live streams never end by themselves
-        h11_max_incomplete_event_size=16 * 1024,  # bounded request line and headers
-        lifespan="on",
-    )
+    config = uvicorn.Config(**options(guard.HostCheck(app), host, port, guard.Shares()))
     server = uvicorn.Server(config)
     where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     print(f"monopoly-city: serving the phone companion on {where}", flush=True)
     if state_dir is None:
         print("monopoly-city: no --state-dir: the page says the unit is not running", flush=True)
     server.run()
+
+
+def options(app: guard.App, host: str, port: int, shares: guard.Shares) -> dict[str, Any]:
+    """uvicorn's settings for the phone companion (the tests serve with the same ones)."""
+    return dict(
+        app=app,
+        http=guard.protocol(shares),  # deadlines for each request's head and body, fair shares per address
+        host=host,
+        port=port,
+        log_level="warning",
+        access_log=False,
+        server_header=False,
+        proxy_headers=False,  # the client address is the real one (the pairing rate limit counts by it)
+        limit_concurrency=shares.limits.connections + 64,  # a last bound: the shares keep connections under theirs
+        timeout_keep_alive=5,  # an idle kept-alive connection; a slow request is guard's deadlines' business
+        timeout_graceful_shutdown=3,  # the live streams never end by themselves
+        h11_max_incomplete_event_size=16 * 1024,  # bounded request line and headers
+        lifespan="on",
+    )

@@ -21,6 +21,7 @@ import os
 import re
 import stat
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 
 from unit.errors import Text, UserError
@@ -41,6 +42,11 @@ def default_root(state_dir: str | Path | None) -> Path:
     return Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "monopoly-city"
 
 
+class NotSaved(UserError):
+    """A write refused by the quota, the free-space margin or the disk itself (full, read-only): the file is as it
+    was, and the page says so in one line (``unit.web.common.not_saved``, status 507)."""
+
+
 class Changed(UserError):
     """The file changed since the page read it: the page must reload (catalog key ``web.calc.changed``)."""
 
@@ -55,8 +61,9 @@ def version_of(data: bytes) -> str:
 class Store:
     """The calculator's files: NAME.edition.yaml and NAME.game.yaml in one folder (created on first write)."""
 
-    def __init__(self, root: str | Path):
+    def __init__(self, root: str | Path, quota: Quota | None = None):
         self.root = Path(root)
+        self.quota = quota or Quota()
         self._lock = threading.Lock()
         for kind in KINDS:  # a write a power cut interrupted (unit.files): the file itself is whole
             for stale in self.root.glob(f".*.{kind}-*.tmp"):
@@ -135,12 +142,67 @@ class Store:
         with self._lock:
             if self.version(kind, name) != expected:
                 raise Changed(path.name)
+            make_room(self.root, path, len(data), self.quota)
             try:
                 write_atomically(path, data)
             except OSError as error:
                 why = error.strerror or error
-                raise UserError(path.name, Text("errors.cannot_write", why=why)) from None
+                raise NotSaved(path.name, Text("errors.cannot_write", why=why)) from None
         return version_of(data)
+
+
+# --- the quota: what the phones may take of the disk ------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Quota:
+    """How much of the disk the phones' files may take, so that the unit's own saves always have room.
+
+    Anyone who loaded a page may write here (the calculator works without the unit's pairing), so the folder
+    is bounded: ``files`` entries and ``size`` bytes in all (22 cards make a 6 KB edition: a table's editions
+    and games take a few hundred KB), and nothing is written while the disk has less than ``margin`` bytes
+    free (the unit's game and settings files are a few KB, written every few seconds).
+    """
+
+    files: int = 200
+    size: int = 16 * 1024 * 1024
+    margin: int = 32 * 1024 * 1024
+
+
+def make_room(root: Path, path: Path, size: int, quota: Quota) -> None:
+    """Refuse (:class:`NotSaved`) writing ``size`` bytes to ``path`` in ``root`` beyond ``quota``; else nothing."""
+    count, used, old = 0, 0, 0
+    try:
+        with os.scandir(root) as entries:
+            for entry in entries:
+                count += 1
+                with contextlib.suppress(OSError):
+                    info = entry.stat(follow_symlinks=False)
+                    used += info.st_size if stat.S_ISREG(info.st_mode) else 0
+                    old = info.st_size if entry.name == path.name and stat.S_ISREG(info.st_mode) else old
+        disk = os.statvfs(root)
+    except FileNotFoundError:  # the first write creates the folder
+        disk = os.statvfs(_existing(root))
+    except OSError as error:
+        raise NotSaved(path.name, Text("errors.cannot_write", why=error.strerror or error)) from None
+    if not path.exists() and count >= quota.files:
+        raise NotSaved(path.name, Text("errors.quota_files", count=count, most=quota.files))
+    if used - old + size > quota.size:
+        raise NotSaved(path.name, Text("errors.quota_size", used=_mb(used), most=_mb(quota.size)))
+    free = disk.f_bavail * disk.f_frsize
+    if free - size < quota.margin:
+        raise NotSaved(path.name, Text("errors.disk_margin", free=_mb(free), margin=_mb(quota.margin)))
+
+
+def _existing(path: Path) -> Path:
+    """``path`` or its nearest folder that exists (where the disk's free space is read)."""
+    while not path.exists() and path != path.parent:
+        path = path.parent
+    return path
+
+
+def _mb(size: int) -> str:
+    return str(round(size / 1_000_000))
 
 
 def _regular(path: Path) -> bool:
