@@ -191,10 +191,10 @@ def apply(game: Game, action: Action, language: str = "fr") -> tuple[Game, Entry
     entry, variant = _entry(game, action, language)
     after = commit(game, entry, language)
     if not isinstance(action, Out):  # a bankruptcy is not a choice: it happens whatever the position
-        before = {(p.player, p.square, p.rule) for p in rules.problems(game, variant, language)}
-        for problem in rules.problems(after, variant, language):
+        before = {(p.player, p.square, p.rule) for p in rules.problems(game, variant)}
+        for problem in rules.problems(after, variant):
             if (problem.player, problem.square, problem.rule) not in before:
-                raise Refused(f"calculator.check.{problem.rule}", problem.message)
+                raise Refused(f"calculator.check.{problem.rule}", problem.message.say(i18n.words(language)))
     return after, entry
 
 
