@@ -5,6 +5,7 @@ from __future__ import annotations
 import time
 from pathlib import Path
 
+import pytest
 from helpers import PINS, QUICK, Running, wait_for
 from PIL import Image, ImageChops
 
@@ -39,6 +40,8 @@ def quick_auction(unit: Running):
     return led
 
 
+@pytest.mark.slow
+@pytest.mark.latency
 def test_auction_button_pin_blinks_the_led_pin_as_the_core_says(unit_on_pins):
     """« Lorsque l'unité électronique émet un bip et que la lumière rouge se met à clignoter plus vite,
     il vous reste 5 secondes » — here 1.2 s with 0.45 s of warning, on the mock pins."""
@@ -62,6 +65,7 @@ class PinRecorder:
         return [r["hz"] for r in self.records if r["pin"] == "buzzer" and r["hz"] and r["value"] > 0]
 
 
+@pytest.mark.slow
 def test_buzzer_pin_gets_the_tones(unit_on_pins):
     pins = PinRecorder()
     unit = unit_on_pins(trace=pins)
@@ -123,6 +127,8 @@ class FailingDisplay:
         return self.device.image
 
 
+@pytest.mark.slow
+@pytest.mark.latency
 def test_a_failing_display_does_not_stop_the_timing(unit_on_pins, caplog):
     FailingDisplay.failing, FailingDisplay.opened = True, 0
     unit = unit_on_pins(
@@ -237,6 +243,8 @@ class FlakyDisplay(FailingDisplay):
         self.device.display(image)
 
 
+@pytest.mark.slow
+@pytest.mark.latency
 def test_an_intermittent_display_keeps_the_timing_exact(unit_on_pins):
     unit = unit_on_pins({"display": {"retry_seconds": 0.05}}, open_display=FlakyDisplay)
     quick_auction(unit).assert_states_and_times(QUICK_AUCTION_BLINKS)
@@ -244,6 +252,7 @@ def test_an_intermittent_display_keeps_the_timing_exact(unit_on_pins):
     assert wait_for(lambda: unit.backend.display is not None and unit.backend.display.view == unit.backend.view)
 
 
+@pytest.mark.slow
 def test_the_settings_menu_on_mock_pins_saves_the_file(tmp_path):
     """Pin presses only: hold ENCHÈRES on the welcome screen, CONSTRUCTION changes, ON/OFF leaves."""
     import json

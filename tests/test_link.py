@@ -24,6 +24,7 @@ def without_view(obj: dict) -> dict:
     return {k: v for k, v in obj.items() if k != "view"}
 
 
+@pytest.mark.slow
 def test_a_client_gets_a_snapshot_then_the_same_records_as_the_trace(tmp_path):
     with RunningUnit(tmp_path, SHORT) as unit:
         client = LinkClient(tmp_path)

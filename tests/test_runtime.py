@@ -8,6 +8,7 @@ import random
 import threading
 import time
 
+import pytest
 from helpers import simulate_records
 
 from unit.app import config as configuration
@@ -44,6 +45,8 @@ def real_time_trace(events, until, config, seed=4) -> list[dict]:
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
+@pytest.mark.slow
+@pytest.mark.latency
 def test_headless_trace_matches_simulate_in_order_content_and_time():
     real = real_time_trace(EVENTS, UNTIL, SHORT)
     virtual = simulate_records(UNTIL, EVENTS, SHORT, seed=4)
@@ -89,6 +92,7 @@ def test_inputs_from_other_threads_are_stamped_when_they_happen():
     assert runtime.unit.game.start == 100.0
 
 
+@pytest.mark.slow
 def test_frames_are_written_once_per_distinct_frame(tmp_path, capsys, write_yaml):
     script = write_yaml(
         "s.yaml",
@@ -121,6 +125,8 @@ def test_emulator_without_a_display_says_what_to_do(monkeypatch, capsys):
     assert err.count("\n") == 1
 
 
+@pytest.mark.slow
+@pytest.mark.latency
 def test_a_setting_changed_just_before_a_deadline_is_written_after_it_never_on_the_timing_path(tmp_path):
     """A phone may change a setting mid-auction: settings.json waits for a moment clear of the core's deadlines."""
     from unit.app import runtime as runtimes

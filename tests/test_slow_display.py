@@ -121,6 +121,8 @@ class OpeningBlocks:
     ],
     ids=["blocks on open", "blocks on every write", "a write never returns", "a good display"],
 )
+@pytest.mark.slow
+@pytest.mark.latency
 def test_the_led_keeps_exact_time_whatever_the_display_does(unit_on_pins, release, make_display):
     """Up to three auctions: every edge within 50 ms of its deadline (a stalled loop would be 0.4 s, 2 s or
     forever late), and one auction with both edges within 5 ms. A test machine busy with other work can
@@ -136,6 +138,7 @@ def test_the_led_keeps_exact_time_whatever_the_display_does(unit_on_pins, releas
     raise AssertionError(f"no auction with both LED edges within 5 ms of their deadlines: {errors}")
 
 
+@pytest.mark.slow
 def test_the_newest_frame_wins(unit_on_pins):
     """While a slow write is on the bus, newer views replace each other: only the newest is drawn next."""
     glass = Glass(write_seconds=0.3)
@@ -213,6 +216,8 @@ def test_a_dead_buzzer_thread_is_restarted_by_the_next_sound(caplog):
     player.close()
 
 
+@pytest.mark.slow
+@pytest.mark.latency
 def test_a_failing_buzzer_does_not_touch_the_led_timing(unit_on_pins, caplog):
     unit = unit_on_pins(AUCTION)
     unit.backend.player.buzzer = BrokenBuzzer()

@@ -155,6 +155,7 @@ def shows(view, language="fr"):
 
 
 @needs_tmux
+@pytest.mark.slow
 def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path):
     config_file = tmp_path / "table.yaml"
     config_file.write_text("language: fr\n", encoding="utf-8")

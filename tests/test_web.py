@@ -269,6 +269,7 @@ def test_an_oversized_body_is_refused(client, unit):
     assert unit.runtime.unit.state == "off"
 
 
+@pytest.mark.slow
 def test_a_thousand_wrong_pairing_codes_do_not_get_through(client, unit):
     csrf = token(client)
     client.post("/pair/request", data={"csrf": csrf})
@@ -347,6 +348,7 @@ def _next_data(lines) -> dict:
     raise AssertionError("the stream ended")
 
 
+@pytest.mark.slow
 def test_the_pages_follow_a_unit_that_restarts(tmp_path):
     with serving(tmp_path) as base, httpx.Client(base_url=base, timeout=10) as http:
         with http.stream("GET", "/events") as stream:

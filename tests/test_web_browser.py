@@ -31,6 +31,7 @@ def wait_for_unit(page) -> None:
     page.wait_for_selector("#nounit", state="hidden")
 
 
+@pytest.mark.latency
 def test_the_live_view_follows_a_scripted_auction_within_100_ms(chromium, tmp_path):
     config = {"auction": {"seconds": 7, "warning_seconds": 5}}
     with RunningUnit(tmp_path, config) as unit, serving(tmp_path) as base, phone(chromium) as page:

@@ -193,6 +193,7 @@ def test_an_edition_saved_without_the_page_s_version_is_refused(client, data):
     assert answer.status_code == 409 and (data / "trois.edition.yaml").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_write_a_power_cut_interrupted_leaves_no_leftover_after_a_restart(data):
     from unit.web.store import Store
 
