@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from helpers import simulate_records
+from helpers import simulate_records, wait_for
 
 from unit.app import config as configuration
 from unit.app import scenario as scenarios
@@ -69,11 +69,11 @@ def test_loop_sleeps_when_nothing_is_due():
     runtime = Runtime(Unit(configuration.load()), CountingBackend())
     thread = threading.Thread(target=runtime.run)
     thread.start()
-    time.sleep(0.3)
+    time.sleep(0.3)  # nothing happens: an absence takes a while to see
     assert CountingBackend.wakes == 0
     runtime.post(Pressed("power"))
     runtime.post(Released("power"))
-    time.sleep(0.1)
+    wait_for(lambda: runtime.unit.state == "ready")
     runtime.stop()
     thread.join(2)
     assert not thread.is_alive()
@@ -148,18 +148,12 @@ def test_a_setting_changed_just_before_a_deadline_is_written_after_it_never_on_t
         for button in ("power", "auction"):
             runtime.post(Pressed(button))
             runtime.post(Released(button))
-        end = time.monotonic() + 3
-        while runtime.unit.state != "countdown":
-            assert time.monotonic() < end
-            time.sleep(0.005)
+        wait_for(lambda: runtime.unit.state == "countdown")
         deadline = runtime.unit.next_deadline()
         assert deadline is not None
         time.sleep(max(0.0, deadline - runtime.clock() - 0.03))  # 30 ms before the next second of the countdown
         runtime.post(lambda at: apply_settings(runtime, {"game.minutes": 90}, at))
-        end = time.monotonic() + 3
-        while not writes:
-            assert time.monotonic() < end, "the setting was never written"
-            time.sleep(0.005)
+        wait_for(lambda: writes, what="the setting to be written")
     finally:
         runtime.stop()
         thread.join(5)
