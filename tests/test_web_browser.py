@@ -162,9 +162,9 @@ def test_without_a_unit_the_page_says_so(chromium):
         assert "not running" in page.text_content("#nounit")
 
 
-def test_phone_sized_screenshots_of_every_page(chromium, phone_images):
+def test_phone_sized_screenshots_of_every_page(chromium, tmp_path, phone_images):
     """Each page, in French and English, shows what it is for (checked before each picture is taken)."""
-    shots = take_screenshots(chromium, phone_images.parent / "state", phone_images)
+    shots = take_screenshots(chromium, tmp_path / "state", phone_images)
     assert [path.relative_to(phone_images).as_posix() for path in shots] == [
         f"{lang}/{name}.png"
         for lang in ("fr", "en")

@@ -209,8 +209,8 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
     return shots
 
 
-def test_phone_sized_screenshots_of_the_editions_pages(chromium, phone_images):
-    shots = take_screenshots(chromium, phone_images.parent / "state", phone_images)
+def test_phone_sized_screenshots_of_the_editions_pages(chromium, tmp_path, phone_images):
+    shots = take_screenshots(chromium, tmp_path / "state", phone_images)
     assert [path.relative_to(phone_images).as_posix() for path in shots] == [
         f"{lang}/{name}.png" for lang in ("fr", "en") for name in ("editions", "edition", "edition-card")
     ]
