@@ -1,4 +1,4 @@
-# The two commands of the README: `make run` and `make test`.
+# The two commands of the README: `make run` and `make test`; `make check` is the quick loop while coding.
 # Each creates .venv when it is missing and installs the project into it.
 
 PYTHON ?= python3
@@ -16,7 +16,7 @@ VENV_ARGS := $(if $(ON_PI),--system-site-packages)
 STAMP_RUN := $(VENV)/.installed-run-$(RUN_EXTRAS)
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test lint golden clean install-pi uninstall-pi bench soak
+.PHONY: run test check lint golden clean install-pi uninstall-pi bench soak
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV_ARGS) $(VENV)
@@ -36,11 +36,22 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/monopoly-city run$(if $(ON_PI), --state-dir $(VENV)/state)
 
+SOURCES := unit tests benchmarks docs hardware
+QUICK_TESTS := not slow and not browser and not install
+
+# Everything: the linters, mypy, the whole suite.
 test: $(STAMP_TEST)
-	$(BIN)/ruff check unit tests benchmarks docs hardware
-	$(BIN)/ruff format --check unit tests benchmarks docs hardware
+	$(BIN)/ruff check $(SOURCES)
+	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
 	$(BIN)/python -m pytest
+
+# The quick loop (about a minute): the same linters and mypy, the tests not marked slow, browser or install.
+check: $(STAMP_TEST)
+	$(BIN)/ruff check $(SOURCES)
+	$(BIN)/ruff format --check $(SOURCES)
+	$(BIN)/mypy
+	$(BIN)/python -m pytest -m "$(QUICK_TESTS)"
 
 # Measured, not assumed: every benchmark, then docs/performance.md rewritten with the figures.
 bench: $(STAMP_TEST)
@@ -56,8 +67,8 @@ golden: $(STAMP_TEST)
 	$(BIN)/python docs/make_images.py
 
 lint: $(STAMP_TEST)
-	$(BIN)/ruff check --fix unit tests benchmarks docs hardware
-	$(BIN)/ruff format unit tests benchmarks docs hardware
+	$(BIN)/ruff check --fix $(SOURCES)
+	$(BIN)/ruff format $(SOURCES)
 
 clean:
 	rm -rf $(VENV) build *.egg-info .pytest_cache .ruff_cache

@@ -3,7 +3,10 @@
 - tests/golden/LANG/NAME.png: the exact 128x64 one-bit image of each screen, which
   tests/test_screens.py compares pixel for pixel;
 - docs/images/LANG/NAME.png: the same images scaled 3x with crisp pixels, so they read
-  well in a browser, and the emulator window from a real run, off-screen.
+  well in a browser, and the emulator window from a real run, off-screen;
+- docs/images/phone/LANG/NAME.png: the phone companion's pages on a phone-sized screen, taken by the
+  browser tests that check them (``pytest -m browser --phone-images docs/images/phone``), so a
+  picture is only kept when the page shows what it should. Needs Chromium (``.ci/run`` installs it).
 
 Look at what changed before committing (git shows the PNGs that differ).
 """
@@ -12,6 +15,8 @@ from __future__ import annotations
 
 import os
 import random
+import subprocess
+import sys
 from pathlib import Path
 
 os.environ.setdefault("SDL_VIDEODRIVER", "dummy")
@@ -35,6 +40,13 @@ from unit.core import (  # noqa: E402
 ROOT = Path(__file__).resolve().parent.parent
 IMAGES = ROOT / "docs" / "images"
 GOLDEN = ROOT / "tests" / "golden"
+PHONE = IMAGES / "phone"
+# The tests that take the phone screenshots (each checks the page before each picture).
+PHONE_TESTS = [
+    "tests/test_web_browser.py::test_phone_sized_screenshots_of_every_page",
+    "tests/test_web_editions_browser.py::test_phone_sized_screenshots_of_the_editions_pages",
+    "tests/test_web_game_browser.py::test_a_city_evening_in_the_browser_agrees_with_the_command_line",
+]
 SCALE = 3
 # A white SSD1306 on its black glass.
 PALETTE = [12, 14, 18] + [0, 0, 0] * 254 + [235, 245, 255]
@@ -68,6 +80,16 @@ def main() -> None:
             save_screen(view, language, folder / f"{name}.png")
         save_window(language, folder / "emulator.png")
         print(f"wrote {len(views.SAMPLES) + 1} images in {folder}")
+    save_phone_pages()
+
+
+def save_phone_pages() -> None:
+    """The phone screenshots, by the browser tests that check each page; a failed check stops `make golden`."""
+    command = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "--phone-images", str(PHONE)]
+    result = subprocess.run([*command, *PHONE_TESTS], cwd=ROOT)
+    if result.returncode != 0:
+        raise SystemExit(f"make_images.py: a phone screenshot was not taken (pytest exited {result.returncode})")
+    print(f"wrote {len(list(PHONE.glob('*/*.png')))} images in {PHONE}")
 
 
 if __name__ == "__main__":

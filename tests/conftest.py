@@ -1,4 +1,4 @@
-"""pytest's setup for the whole suite: no display or sound card, hypothesis profiles, shared fixtures.
+"""pytest's setup for the whole suite: no display or sound card, hypothesis profiles, markers, shared fixtures.
 
 The helpers the tests share live in helpers.py.
 """
@@ -6,6 +6,7 @@ The helpers the tests share live in helpers.py.
 from __future__ import annotations
 
 import os
+from pathlib import Path
 
 import pytest
 from hypothesis import settings
@@ -22,6 +23,28 @@ os.environ.setdefault("PYGAME_HIDE_SUPPORT_PROMPT", "1")
 os.environ.setdefault("GPIOZERO_PIN_FACTORY", "mock")
 
 
+# --- markers: `make test` runs everything, `make check` leaves out slow, browser and install ------------------
+# The markers are registered in pyproject.toml; a test module marks itself (pytestmark) or its slow tests.
+
+
+def pytest_collection_modifyitems(items):
+    """Every property test (hypothesis) is slow: a thousand examples each."""
+    for item in items:
+        if getattr(getattr(item, "function", None), "is_hypothesis_test", False):
+            item.add_marker(pytest.mark.slow)
+
+
+def pytest_addoption(parser):
+    parser.addoption(
+        "--phone-images",
+        metavar="DIR",
+        help="write the phone screenshots into DIR/LANG/, not a temporary folder (make golden: docs/images/phone)",
+    )
+
+
+# --- fixtures ----------------------------------------------------------------------------------------------
+
+
 @pytest.fixture
 def write_yaml(tmp_path):
     """Write a text file under tmp_path and return its path as a string."""
@@ -34,15 +57,39 @@ def write_yaml(tmp_path):
     return write
 
 
-# --- the slow tests carry a marker: `make test` runs everything, `pytest -m "not slow"` is the quick loop ----------
+@pytest.fixture
+def unit_on_pins():
+    """Make gpio units on mock pins (``unit_on_pins(overrides, **backend_options)``); all stopped at the end."""
+    from helpers import Running
 
-SLOW_MODULES = {"test_service", "test_power_cut"}  # installs into a temporary root; kills and restarts the unit
+    made = []
+
+    def make(overrides=None, **options):
+        running = Running(overrides, **options)
+        made.append(running)
+        return running
+
+    yield make
+    for running in made:
+        if running.thread.is_alive():
+            running.stop()
 
 
-def pytest_collection_modifyitems(items):
-    """Mark as slow: property tests (hypothesis), power cuts, service installs."""
-    for item in items:
-        function = getattr(item, "function", None)
-        hypothesis = getattr(function, "is_hypothesis_test", False)
-        if hypothesis or item.module.__name__ in SLOW_MODULES or "power_cut" in item.name:
-            item.add_marker(pytest.mark.slow)
+@pytest.fixture(scope="module")
+def chromium():
+    """Debian's Chromium under Playwright, one per module (Playwright's loop ends with it). Without Chromium
+    or Playwright the test is skipped with one line saying why (nothing is downloaded)."""
+    from helpers import NO_BROWSER, browser
+
+    if NO_BROWSER:
+        pytest.skip(NO_BROWSER)
+    pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
+    with browser() as launched:
+        yield launched
+
+
+@pytest.fixture
+def phone_images(request, tmp_path) -> Path:
+    """Where the screenshot tests save their pictures: a temporary folder, or ``--phone-images DIR``."""
+    folder = request.config.getoption("--phone-images")
+    return Path(folder) if folder else tmp_path / "shots"

@@ -1,18 +1,66 @@
-"""Helpers the tests share: run the unit on a virtual clock and read what it did; run a command.
+"""Helpers the tests share, all in this one module: waiting for a condition, running the unit (on a virtual
+clock, on gpiozero's mock pins, in real time with its link), the phone companion in a thread, the sample
+edition file, the phone-sized browser and what systemd says of a service file.
 
-Imported by name (``from helpers import simulate_records``); conftest.py keeps only
-pytest's own setup (environment, hypothesis profiles, fixtures).
+Imported by name (``from helpers import wait_for``); conftest.py keeps pytest's own setup (environment,
+markers, hypothesis profiles, fixtures). No test module imports from another test module: what two of them
+share lives here.
 """
 
 from __future__ import annotations
 
+import contextlib
+import dataclasses
 import io
 import json
+import os
+import queue
+import re
+import socket
+import subprocess
+import sys
+import threading
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any, TypeVar
 
 from unit.app import config as configuration
 from unit.app import scenario as scenarios
+from unit.app.link import SOCKET_NAME, Link
+from unit.app.runtime import Runtime
+from unit.app.scenario import Step
 from unit.app.simulate import simulate
 from unit.app.trace import TraceWriter
+from unit.backends.headless import Headless
+from unit.core import Pressed, Released, Unit
+
+ROOT = Path(__file__).resolve().parent.parent
+T = TypeVar("T")
+
+# --- waiting ------------------------------------------------------------------------------------------
+
+POLL = 0.005  # seconds between two looks: short beside any deadline the tests wait for
+
+
+def wait_for(predicate: Callable[[], T], timeout: float = 5.0, what: str | Callable[[], str] = "") -> T:
+    """Look at ``predicate`` until it gives something true, and return that; fail the test after ``timeout``.
+
+    The suite's one wait: a test waits for a condition it can name (a state, a pin, a record on a socket),
+    not for a guessed number of seconds. The timeout only bounds a hang, so it is generous (the machine
+    may be busy with other work); reaching it is a failure, never a measure of speed. ``what`` says what
+    was awaited in the failure (a callable is asked only then, to show the latest state).
+    """
+    end = time.monotonic() + timeout
+    while not (value := predicate()):
+        if time.monotonic() > end:
+            said = what() if callable(what) else what
+            raise AssertionError(f"waited {timeout} s in vain{': ' + said if said else ''}")
+        time.sleep(POLL)
+    return value
+
+
+# --- the unit on a virtual clock ------------------------------------------------------------------------
 
 
 def simulate_lines(until: float, events: list[dict], config: dict | None = None, seed: int = 0) -> str:
@@ -40,6 +88,9 @@ def times(records: list[dict], kind: str, **match) -> list[float]:
     return [r["t"] for r in kinds(records, kind, **match)]
 
 
+# --- commands --------------------------------------------------------------------------------------------
+
+
 def cli_json(capsys, *argv):
     """Run a ``monopoly-city`` command with --json: its status, its parsed output and its stderr."""
     from unit.cli import main
@@ -47,3 +98,315 @@ def cli_json(capsys, *argv):
     status = main([*argv, "--json"])
     out, err = capsys.readouterr()
     return status, (json.loads(out) if out else None), err
+
+
+def cli(data: Path, *args: str) -> dict:
+    """``monopoly-city ARGS --json`` as a separate process in the data folder, as at the table."""
+    run = subprocess.run([sys.executable, "-m", "unit", *args, "--json"], capture_output=True, text=True, cwd=data)
+    assert run.returncode in (0, 1), run.stderr
+    return json.loads(run.stdout)
+
+
+def exposure(service: Path) -> tuple[float, str]:
+    """systemd's overall exposure level of a service file (0.0 to 10.0, lower is safer) and its whole report.
+
+    Read from the report's last line: ``--threshold`` counts in tenths of that scale (``--threshold=10``
+    fails above 1.0), so the figure itself is what a test asserts on.
+    """
+    result = subprocess.run(
+        ["systemd-analyze", "security", "--offline=yes", "--threshold=100", str(service)],
+        capture_output=True,
+        text=True,
+    )
+    assert result.returncode == 0, result.stderr
+    found = re.search(r"Overall exposure level for \S+: ([0-9.]+)", result.stdout)
+    assert found, result.stdout[-600:]
+    return float(found.group(1)), result.stdout
+
+
+# --- the unit on gpiozero's mock pins, in real time ---------------------------------------------------------
+
+# A 1.2 s auction with 0.45 s of warning: the LED's edges within two seconds.
+QUICK = {"auction": {"seconds": 1.2, "warning_seconds": 0.45, "cancel_hold_seconds": 0.3}}
+PINS = dataclasses.asdict(configuration.load().pins)
+
+
+class Running:
+    """A gpio runtime on mock pins, looping in a thread like the real service."""
+
+    def __init__(self, overrides=None, **backend_options):
+        from unit.backends.gpio import Gpio
+
+        self.config = configuration.load(({**QUICK, **(overrides or {})}, "test"))
+        self.backend = Gpio(self.config, pins="mock", **backend_options)
+        self.runtime = Runtime(Unit(self.config), self.backend)
+        self.runtime.open()
+        self.thread = threading.Thread(target=self._loop, daemon=True)
+        self.thread.start()
+
+    def _loop(self):
+        try:
+            while not self.runtime.stopped:
+                self.runtime.step()
+        finally:
+            self.backend.close()
+
+    def pin(self, name):
+        return self.backend.factory.pin(PINS[name])
+
+    def press(self, name, hold=0.02):
+        """A finger on the button for ``hold`` seconds (a sleep: the duration is the input), then 20 ms off it."""
+        self.pin(name).drive_low()
+        time.sleep(hold)
+        self.pin(name).drive_high()
+        time.sleep(0.02)
+
+    def stop(self):
+        self.runtime.stop()
+        self.thread.join(3)
+        assert not self.thread.is_alive()
+
+
+# --- the unit in real time with its link, a client of its socket, the web service ----------------------
+
+
+class StampedTrace(TraceWriter):
+    """The ``--trace`` writer, keeping each record with the wall-clock time it was written."""
+
+    def __init__(self, language: str):
+        super().__init__(io.StringIO(), language)
+        self.stamped: list[tuple[float, dict]] = []
+
+    def write_record(self, obj: dict) -> None:
+        self.stamped.append((time.time(), obj))
+        super().write_record(obj)
+
+    @property
+    def records(self) -> list[dict]:
+        return [obj for _, obj in self.stamped]
+
+
+class RunningUnit:
+    """A unit in real time on the headless backend, in a thread, with its link on ``state_dir``."""
+
+    def __init__(self, state_dir: Path, config: dict | None = None, script: list[Step] | None = None, **link_args):
+        self.config = configuration.load((config or {}, "test"))
+        self.trace = StampedTrace(self.config.language)
+        self.link = Link(state_dir, self.config.language, trace=self.trace, **link_args)
+        self.runtime = Runtime(Unit(self.config), Headless(self.config.language), trace=self.link, script=script)
+        self.link.attach(self.runtime)
+        self.thread = threading.Thread(target=self.runtime.run, daemon=True)
+
+    def __enter__(self) -> RunningUnit:
+        assert self.link.start()
+        self.thread.start()
+        return self
+
+    def __exit__(self, *exc) -> None:
+        self.runtime.stop()
+        self.thread.join(5)
+        self.link.close()
+
+    def press(self, button: str) -> None:
+        self.runtime.post(Pressed(button))
+        self.runtime.post(Released(button))
+
+    def shown_code(self, codes: list[str]) -> str:
+        """The pairing code the unit shows (the link makes it on its own thread, just after the request)."""
+        wait_for(lambda: bool(codes), what="a pairing code")
+        return codes[-1]
+
+
+class LinkClient:
+    """A client of the unit's socket, reading records in a thread."""
+
+    def __init__(self, state_dir: Path, *, read: bool = True):
+        self.sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        self.sock.connect(str(Path(state_dir) / SOCKET_NAME))
+        self.records: queue.Queue[dict] = queue.Queue()
+        self.seen: list[dict] = []
+        if read:
+            threading.Thread(target=self._read, daemon=True).start()
+
+    def _read(self) -> None:
+        buffer = b""
+        with contextlib.suppress(OSError):
+            while chunk := self.sock.recv(65536):
+                buffer += chunk
+                while b"\n" in buffer:
+                    line, buffer = buffer.split(b"\n", 1)
+                    self.records.put(json.loads(line))
+        self.records.put({"kind": "closed"})
+        self.sock.close()
+
+    def send(self, obj: dict) -> None:
+        self.sock.sendall((json.dumps(obj) + "\n").encode())
+
+    def next(self, kind: str | None = None, timeout: float = 5.0, **match) -> dict:
+        """The next record (of ``kind``, with fields equal to ``match``), skipping others."""
+        end = time.monotonic() + timeout
+        while True:
+            obj = self.records.get(timeout=max(0.01, end - time.monotonic()))
+            self.seen.append(obj)
+            if (kind is None or obj["kind"] == kind) and all(obj.get(k) == v for k, v in match.items()):
+                return obj
+
+    def close(self) -> None:
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(socket.SHUT_RDWR)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return sock.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serving(state_dir: Path | None, language: str = "fr") -> Iterator[str]:
+    """The web application under uvicorn in a thread, on a free loopback port: yields its base URL."""
+    import uvicorn
+
+    from unit.web.app import create_app
+
+    port = free_port()
+    app = create_app(state_dir, language)
+    app.state.web.hub.listening = ("127.0.0.1", port)  # as server.py does: the unit shows it
+    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    wait_for(lambda: server.started, 10, "the web service to start")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
+# --- the calculator's sample files and forms -------------------------------------------------------------
+
+THREE_DISTRICTS = """\
+game: city
+name: Trois quartiers (inventé)
+starting_cash: 20M
+go_salary: 2M
+industry_tax: 1M
+hazards: {prison: 4, dump: 2, sewage_plant: 2, power_station: 3}
+groups:
+  - name: vert
+    skyscraper_cost: 4M
+    districts:
+      - {name: Les Halles, price: 1M, residential_cost: 200k, industrial_cost: 400k,
+         rents: [50k, 100k, 150k, 200k, 300k, 400k, 500k, 700k, 900k]}
+      - {name: Quai Nord, price: 1.2M, residential_cost: 200k, industrial_cost: 400k,
+         rents: [60k, 120k, 180k, 240k, 360k, 480k, 600k, 840k, 1.1M]}
+  - name: gris
+    skyscraper_cost: 5M
+    districts:
+      - {name: Port Sud, price: 2M, residential_cost: 300k, industrial_cost: 500k,
+         rents: [100k, 200k, 300k, 400k, 500k, 600k, 800k, 1M, 1.2M]}
+"""
+
+JSON = {"accept": "application/json"}  # the header of the page's script: answers as JSON
+RENTS = ["100k", "300k", "600k", "1M", "1,5M", "2M", "2,5M", "3M", "4M"]
+
+
+def card(token: str, ver: str, n: str = "", **values: str) -> dict:
+    """The card form of the Editions pages: every field empty but ``values``."""
+    from unit.web import editions
+
+    form = {"csrf": token, "version": ver, "n": n} | {key: "" for key in editions.CARD_FIELDS}
+    return form | values
+
+
+def full_card(name: str, group: str, price: str = "2M", rents: list[str] = RENTS, sky: str = "5M") -> dict:
+    values = {"name": name, "group": group, "price": price, "residential_cost": "500k", "industrial_cost": "1M"}
+    return values | {f"rent{j}": rent for j, rent in enumerate(rents)} | {"skyscraper_cost": sky}
+
+
+# --- a phone-sized page in Debian's Chromium (Playwright) ---------------------------------------------------
+
+CHROMIUM = "/usr/bin/chromium"
+NO_BROWSER = (
+    f"no Chromium at {CHROMIUM}: .ci/run installs it: apt-get install chromium" if not os.path.exists(CHROMIUM) else ""
+)
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--no-first-run",
+]
+PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True, "has_touch": True}
+DOC_IMAGES = ROOT / "docs" / "images" / "phone"  # where `make golden` puts the screenshots
+
+
+@contextlib.contextmanager
+def browser() -> Iterator[Any]:
+    """Debian's Chromium, headless, driven by Playwright (nothing is downloaded)."""
+    from playwright import sync_api
+
+    with sync_api.sync_playwright() as playwright:
+        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
+        try:
+            yield chromium
+        finally:
+            chromium.close()
+
+
+@contextlib.contextmanager
+def phone(chromium, lang: str = "fr") -> Iterator[Any]:
+    """A page on a phone-sized screen, in a fresh context (no cookies), speaking ``lang``."""
+    context = chromium.new_context(**PHONE, locale=lang)
+    try:
+        yield context.new_page()
+    finally:
+        context.close()
+
+
+def screenshot(page, path: Path, *shown: str, full_page: bool = False) -> Path:
+    """Save what the page shows into ``path``, after checking that it shows it: every selector of ``shown``
+    is visible, and the picture is the screen's width and not blank (both light and dark pixels, more than
+    a handful of colours: a page that failed to load or style is one flat colour)."""
+    from PIL import Image
+
+    for selector in shown:
+        assert page.is_visible(selector), f"{path.name}: {selector} is not visible"
+    page.screenshot(path=path, full_page=full_page)
+    with Image.open(path) as image:
+        width = page.viewport_size["width"]
+        assert abs(image.width - width) <= 1, (path, image.size)  # Chromium may round a mobile landscape down
+        grey = image.convert("L")
+        darkest, lightest = grey.getextrema()
+        assert darkest < 80 and lightest > 175, f"{path.name}: no contrast ({darkest}..{lightest})"
+        assert image.convert("RGB").getcolors(16) is None, f"{path.name}: 16 colours or fewer"  # None: more
+    return path
+
+
+def create(page, base: str, name: str, edition: str, players: str) -> None:
+    """A new game from the Games page."""
+    page.goto(f"{base}/games")
+    page.fill("#new-name", name)
+    page.select_option("#new-edition", edition)
+    page.fill("#new-players", players)
+    page.click("#create")
+    page.wait_for_url(f"**/games/{name}")
+
+
+def buy(page, player: int, square: str) -> None:
+    page.select_option(f"#buy-{player}", square)
+    page.click(f"#buy-{player}-go")
+    page.wait_for_selector(f"#p{player} article[data-square='{square}']")
+
+
+def tap(page, square: str, value: str) -> None:
+    """One tap on a district's card (``residential=3``, ``skyscraper=1``); the page comes back."""
+    with page.expect_navigation():  # the answer is a new page (a redirect, or the refusal)
+        page.click(f"article[data-square='{square}'] button[value='{value}']")
+
+
+def shown_fortunes(page) -> dict[str, int]:
+    rows = page.query_selector_all("#ranking tbody tr")
+    return {row.get_attribute("data-player"): int(row.get_attribute("data-fortune")) for row in rows}

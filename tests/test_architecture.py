@@ -62,7 +62,7 @@ def test_every_module_is_in_one_part():
             name in SHARED
             or name == "unit.cli"
             or name == "unit.__main__"
-            or within(name, *UNIT_SIDE, "unit.calculator", "unit.web")  # unit.web: see tests/test_web.py
+            or within(name, *UNIT_SIDE, "unit.calculator", "unit.web")
         ), name
 
 
@@ -71,6 +71,19 @@ def test_core_imports_only_the_standard_library_and_itself(name):
     for imported in MODULES[name]:
         top = imported.split(".")[0]
         assert top in STDLIB or top == "__future__" or within(imported, "unit.core"), f"{name} imports {imported}"
+
+
+@pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, "unit.web")))
+def test_the_web_service_imports_only_the_shared_modules_and_the_pure_core(name):
+    for imported in project(MODULES[name]):
+        assert within(imported, "unit.web", "unit.core", "unit.calculator") or imported in (
+            "unit",
+            "unit.i18n",
+            "unit.errors",
+            "unit.fields",
+            "unit.yamlfile",
+            "unit.files",
+        ), imported
 
 
 @pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, "unit.backends") and n not in BACKEND_PARTS))

@@ -115,6 +115,7 @@ def command_for_path(kind: str, path: Path) -> list[str]:
 
 @pytest.mark.parametrize("reader", ["config", "scenario", "edition", "game", "run-config", "run-script"])
 @pytest.mark.parametrize("kind", SPECIAL)
+@pytest.mark.slow
 def test_a_special_file_is_one_line_and_never_a_hang(tmp_path, kind, reader):
     path, expected = special_file(tmp_path, kind)
     result = subprocess.run(

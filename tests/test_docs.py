@@ -7,6 +7,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from unit.core import sounds
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -93,6 +95,7 @@ CALCULATOR_EXAMPLES = [
 ]
 
 
+@pytest.mark.slow
 def test_calculator_walk_through_shows_what_the_commands_print():
     text = (ROOT / "docs/calculator.md").read_text(encoding="utf-8")
     for argv in CALCULATOR_EXAMPLES:

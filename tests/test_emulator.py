@@ -89,6 +89,7 @@ def test_mouse_click_on_power_switches_on_and_the_window_shows_the_clock(emu):
     assert led_pixel(backend) == emulator.LED_DARK
 
 
+@pytest.mark.slow
 def test_key_starts_an_auction_and_the_led_blinks(emu):
     runtime, backend = emu()
     key("o"), key("o", down=False)
@@ -182,6 +183,7 @@ def test_no_audio_device_runs_mute_with_one_log_line(emu, monkeypatch, caplog):
     ]
 
 
+@pytest.mark.slow
 def test_the_settings_menu_by_keys_saves_and_applies_at_once(tmp_path):
     """Hold E on the welcome screen, C changes the game length, E moves on, C switches to English, O leaves."""
     import json

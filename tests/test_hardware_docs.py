@@ -11,6 +11,7 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from unit.app import config as configuration
@@ -95,6 +96,8 @@ def test_every_command_is_in_a_block_and_the_blocks_paste_whole():
                     compile(line.split('-c "', 1)[1].rsplit('"', 1)[0], path.name, "exec")
 
 
+@pytest.mark.slow
+@pytest.mark.install
 def test_the_raspberry_pi_guide_followed_literally_against_a_temporary_root(tmp_path):
     """Every block not marked as needing a Pi, in order, as one shell session: clone, install, update, remove.
 
@@ -158,6 +161,7 @@ exec(compile(code, "<-c>", "exec"), {"__name__": "__main__"})
 """
 
 
+@pytest.mark.slow
 def test_the_part_by_part_commands_run_as_written_on_mock_pins(tmp_path):
     wrapper = tmp_path / "mock_pi.py"
     wrapper.write_text(MOCK_PI, encoding="utf-8")
@@ -180,6 +184,7 @@ def test_the_part_by_part_commands_run_as_written_on_mock_pins(tmp_path):
     assert seen["Buzzer"][1]["GPIO18"] == 6 and "three beeps?" in seen["Buzzer"][0]
 
 
+@pytest.mark.slow
 def test_the_mock_pin_command_prints_the_pin_changes():
     runnable = [block for marked, block in shell_blocks(ROOT / "hardware/README.md") if not marked]
     [block] = [block for block in runnable if "--pins mock" in block]

@@ -6,11 +6,14 @@ from __future__ import annotations
 import sys
 from pathlib import Path
 
+import pytest
+
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent / "benchmarks"))
 
 import hostile  # noqa: E402
 
 
+@pytest.mark.slow
 def test_a_few_mutated_files_give_only_clear_lines():
     result = hostile.hostile_run(count=len(hostile.MUTATIONS), seed=2026, special=False)
     assert result["runs"] >= 4 * len(hostile.MUTATIONS)

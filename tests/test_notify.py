@@ -50,6 +50,7 @@ def test_ready_after_the_hardware_opens_then_watchdog_pings(notify_socket):
     assert messages[-1] == "STOPPING=1"
 
 
+@pytest.mark.slow
 def test_a_hung_loop_stops_the_pings(notify_socket):
     server, path = notify_socket
     notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"})

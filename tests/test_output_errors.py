@@ -13,6 +13,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from unit.app import config as configuration
 from unit.app.runtime import Runtime
 from unit.app.trace import TraceWriter
@@ -36,6 +38,7 @@ class DiskFillsUp(io.StringIO):
         return super().write(text)
 
 
+@pytest.mark.slow
 def test_a_full_disk_while_tracing_drops_the_trace_with_one_warning(caplog):
     config = configuration.load((QUICK, "test"))
     stream = DiskFillsUp(room=3)
@@ -57,6 +60,7 @@ def test_a_full_disk_while_tracing_drops_the_trace_with_one_warning(caplog):
     ]
 
 
+@pytest.mark.slow
 def test_run_with_the_trace_on_dev_full_keeps_the_unit_going(write_yaml):
     script = write_yaml("quick.yaml", "until: 0.8\nevents:\n  - {at: 0, press: power}\n  - {at: 0.2, press: auction}\n")
     result = subprocess.run(

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 
 import pytest
-from test_web_support import LinkClient, RunningUnit
+from helpers import LinkClient, RunningUnit, wait_for
 
 from unit.app import config as configuration
 from unit.app import link as links
@@ -218,13 +218,13 @@ def test_a_code_asked_for_over_the_socket_is_on_the_screen_and_never_sent_to_the
         client.next("snapshot")
         client.send({"pair": "request"})
         code = unit.shown_code(codes)
-        unit.wait_for(lambda: unit.runtime.unit.view == Pairing(code))
+        wait_for(lambda: unit.runtime.unit.view == Pairing(code))
         shown = client.next("screen", text="CODE TÉLÉPHONE")
         assert shown["view"] == {"name": "pairing", "code": ""}
         assert f"CODE TÉLÉPHONE {views.spaced_code(code)}" in [r.get("text") for r in unit.trace.records]  # --trace
         client.send({"pair": {"code": code, "id": "a"}})
         assert client.next("paired")["ok"] is True
-        unit.wait_for(lambda: isinstance(unit.runtime.unit.view, Welcome))  # used: off the screen
+        wait_for(lambda: isinstance(unit.runtime.unit.view, Welcome))  # used: off the screen
         spaced = views.spaced_code(code)
         assert all(code not in json.dumps(r) and spaced not in json.dumps(r) for r in client.seen)
 
@@ -236,12 +236,12 @@ def test_five_wrong_codes_take_it_off_the_screen(tmp_path):
         client = LinkClient(tmp_path)
         client.send({"pair": "request"})
         code = unit.shown_code(codes)
-        unit.wait_for(lambda: unit.runtime.unit.view == Pairing(code))
+        wait_for(lambda: unit.runtime.unit.view == Pairing(code))
         wrong = "000000" if code != "000000" else "111111"
         for n in range(links.CODE_TRIES):
             client.send({"pair": {"code": wrong, "id": str(n)}})
             client.next("paired")
-        unit.wait_for(lambda: isinstance(unit.runtime.unit.view, Welcome))
+        wait_for(lambda: isinstance(unit.runtime.unit.view, Welcome))
 
 
 def test_the_address_from_the_web_service_reaches_the_screen_and_leaves_with_it(tmp_path):
@@ -250,10 +250,10 @@ def test_the_address_from_the_web_service_reaches_the_screen_and_leaves_with_it(
         client = LinkClient(tmp_path)
         client.next("snapshot")
         client.send({"phone": card})
-        unit.wait_for(lambda: unit.runtime.unit.phone == SAMPLE_ADDRESS)
+        wait_for(lambda: unit.runtime.unit.phone == SAMPLE_ADDRESS)
         assert unit.runtime.unit.view == Welcome(phone=True)
         client.close()
-        unit.wait_for(lambda: unit.runtime.unit.phone is None)
+        wait_for(lambda: unit.runtime.unit.phone is None)
         assert unit.runtime.unit.view == Welcome(phone=False)
 
 
@@ -282,10 +282,10 @@ def test_a_bad_address_is_answered_and_changes_nothing(tmp_path, value):
 
 def test_the_web_service_tells_the_unit_where_the_phones_find_it(tmp_path):
     pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
-    from test_web_support import serving
+    from helpers import serving
 
     with RunningUnit(tmp_path) as unit, serving(tmp_path) as base:
-        unit.wait_for(lambda: unit.runtime.unit.phone is not None)
+        wait_for(lambda: unit.runtime.unit.phone is not None)
         address = unit.runtime.unit.phone
         assert address is not None and address.lines == (base.removeprefix("http://"),)
         assert address.qr and len(address.qr) == len(address.qr[0])

@@ -121,6 +121,7 @@ def start_unit(tmp_path: Path, script: str, trace: Path) -> subprocess.Popen:
     return subprocess.Popen(command, cwd=tmp_path, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow
 def test_sigkill_in_the_middle_of_a_game_then_restart_resumes_the_time_played(tmp_path, write_yaml):
     """A mock-backend unit killed with SIGKILL mid-game resumes with the time played (within 1 s)."""
     long_game = write_yaml("game.yaml", "until: 600\nevents:\n  - {at: 0, press: power}\n")
@@ -326,6 +327,7 @@ def test_after_a_reboot_a_synchronised_wall_clock_counts_the_outage(tmp_path):
     assert saved_then_restarted(tmp_path, before, behind) == 600.0  # a clock set back: never counted
 
 
+@pytest.mark.latency
 def test_a_running_game_is_saved_every_few_seconds(tmp_path, monkeypatch):
     """What a restart without a trustworthy clock can lose: the time since the last save (here 5 s,
     run at a tenth of a second)."""

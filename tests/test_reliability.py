@@ -15,6 +15,8 @@ import sys
 import time
 from pathlib import Path
 
+import pytest
+
 POWER_CUTS = int(os.environ.get("MONOPOLY_CITY_POWER_CUTS", "20"))
 REPORT = os.environ.get("MONOPOLY_CITY_REPORT")
 
@@ -42,6 +44,7 @@ def first_line(path: Path, timeout: float = 15.0, skip: tuple[str, ...] = ()) ->
     raise AssertionError(f"no trace in {path}")
 
 
+@pytest.mark.slow
 def test_power_cuts_at_random_moments_resume_the_time_played(tmp_path):
     """SIGKILL the mock-backend unit at random moments of a game and restart it each time: the game clock
     resumes within 1 s of the time played, and the state file is always readable."""

@@ -92,6 +92,7 @@ def test_every_part_answers_exit_report_and_outputs():
     assert not device.image.getbbox()  # cleared at the end
 
 
+@pytest.mark.slow
 def test_a_button_that_never_answers_is_reported_with_what_to_check():
     results, report, _, _ = run(press=("power", "build"))
     assert by_part(results)["auction"] == "missing" and by_part(results)["build"] == "works"
@@ -100,6 +101,7 @@ def test_a_button_that_never_answers_is_reported_with_what_to_check():
     assert report[-1] == "1 pièce(s) à revoir (voir ci-dessus)."
 
 
+@pytest.mark.slow
 def test_a_wrong_pin_in_the_configuration_shows_up_as_a_silent_button():
     # The button is wired to 27, the configuration says 5: pressing GPIO27 is not seen.
     config = configuration.load(({"pins": {"auction": 5}}, "test"))
@@ -151,6 +153,7 @@ def test_an_active_buzzer_beeps_in_the_foreground_and_the_test_says_which_type_i
     assert any("ACTIVE buzzer" in line for line in record.said)
 
 
+@pytest.mark.slow
 def test_a_button_held_down_from_the_start_is_a_short_or_a_wrong_pin():
     config = configuration.load()
     factory = pin_factory("mock")
@@ -170,6 +173,7 @@ def test_a_latching_switch_is_asked_to_move():
     assert any(line.startswith("Basculez l'interrupteur ON/OFF") for line in record.said)
 
 
+@pytest.mark.slow
 def test_the_command_exits_1_when_a_part_did_not_answer_and_prints_one_line_per_part(capsys, monkeypatch):
     from unit.cli import main
 

@@ -8,6 +8,7 @@ import subprocess
 from pathlib import Path
 
 import pytest
+from helpers import exposure
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "systemd" / "monopoly-city-unit.service"
@@ -24,6 +25,7 @@ def checkable_unit(tmp_path):
     return path
 
 
+@pytest.mark.install
 @needs_systemd_analyze
 def test_systemd_analyze_verify_prints_nothing(checkable_unit):
     result = subprocess.run(
@@ -33,15 +35,11 @@ def test_systemd_analyze_verify_prints_nothing(checkable_unit):
     assert result.stdout + result.stderr == ""
 
 
+@pytest.mark.install
 @needs_systemd_analyze
 def test_security_exposure_is_one_or_less(checkable_unit):
-    result = subprocess.run(
-        ["systemd-analyze", "security", "--offline=yes", "--threshold=10", str(checkable_unit)],
-        capture_output=True,
-        text=True,
-    )
-    assert result.returncode == 0, result.stdout[-400:]
-    assert "Overall exposure level" in result.stdout
+    level, report = exposure(checkable_unit)
+    assert level <= 1.0, report[-600:]
 
 
 def test_unit_keeps_gpio_and_i2c_reachable():
@@ -69,6 +67,8 @@ def run_install(
     )
 
 
+@pytest.mark.install
+@pytest.mark.slow
 def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(tmp_path):
     root = tmp_path / "root"
     (root / "boot/firmware").mkdir(parents=True)
@@ -106,6 +106,8 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert (root / "etc/monopoly-city/config.yaml").read_text() == "language: en\n"
 
 
+@pytest.mark.install
+@pytest.mark.slow
 def test_install_writes_the_configuration_when_absent_and_says_how_to_enable_i2c(tmp_path):
     root = tmp_path / "root"
     root.mkdir()
@@ -154,6 +156,8 @@ def image(tmp_path_factory):
     return root
 
 
+@pytest.mark.install
+@pytest.mark.slow
 def test_an_image_built_with_root_starts_from_its_final_place(image):
     """The venv's scripts name /opt/monopoly-city/venv/bin/python, not the folder the image was built in."""
     root = image
@@ -179,6 +183,8 @@ def test_an_image_built_with_root_starts_from_its_final_place(image):
         assert version.returncode == 0 and version.stdout.startswith("monopoly-city "), version.stderr
 
 
+@pytest.mark.install
+@pytest.mark.slow
 def test_install_sets_its_modes_whatever_the_umask(image):
     root = image
     for relative in (
@@ -198,6 +204,8 @@ def test_install_sets_its_modes_whatever_the_umask(image):
     assert site.stat().st_mode & 0o004
 
 
+@pytest.mark.install
+@pytest.mark.slow
 def test_a_failed_install_cleans_up_and_keeps_the_installed_unit(image, tmp_path):
     root = image
     marker = root / "opt/monopoly-city/venv/installed-before"

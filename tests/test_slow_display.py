@@ -12,7 +12,7 @@ import threading
 import time
 
 import pytest
-from test_gpio import Running
+from helpers import Running, wait_for
 
 from unit.backends.gpio import TonePlayer
 from unit.core import views
@@ -60,11 +60,13 @@ def release():
 
 def led_edges_of_an_auction(unit: Running) -> tuple[float, float]:
     """Press auction on the pins; the LED's warning and end edges, in seconds after the press as the core
-    got it (the time stamped on the input, from which the core counts its deadlines)."""
+    got it (the time stamped on the input, from which the core counts its deadlines).
+
+    Waits on the pin itself, not on the core's LED mode: the core says "off" a moment before the backend
+    drives the pin, and on a busy machine that moment can be long."""
     if unit.runtime.unit.state == "off":
         unit.press("power")
-    assert unit.wait_for(lambda: unit.runtime.unit.state == "ready")
-    time.sleep(0.1)
+    wait_for(lambda: unit.runtime.unit.state == "ready")
     stamps = []
     post = unit.backend.post
 
@@ -77,15 +79,21 @@ def led_edges_of_an_auction(unit: Running) -> tuple[float, float]:
     led.clear_states()
     cleared = time.monotonic()  # mock pin states are timed from the previous change, the first from here
     unit.press("auction")
-    assert unit.wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 4)
-    time.sleep(0.05)
+
+    def edges() -> tuple[float, float] | None:
+        """The lit edge of the warning and the dark edge of the end, once both are on the pin."""
+        if not stamps:
+            return None  # the press has not reached the backend yet
+        seen, at = [], cleared
+        for state in list(led.states):
+            at += state.timestamp
+            seen.append((at - stamps[0], bool(state.state)))
+        warning = next((t for t, on in seen if on and t > WARNING_AT - 0.1), None)
+        end = next((t for t, on in seen if not on and t > END_AT - 0.1), None)
+        return (warning, end) if warning is not None and end is not None else None
+
+    warning, end = wait_for(edges, 4, "the LED pin's warning and end edges")
     unit.backend.post = post
-    edges, at = [], cleared
-    for state in led.states:
-        at += state.timestamp
-        edges.append((at - stamps[0], bool(state.state)))
-    warning = next(t for t, on in edges if on and t > WARNING_AT - 0.1)
-    end = next(t for t, on in edges if not on and t > END_AT - 0.1)
     return warning, end
 
 
@@ -113,6 +121,8 @@ class OpeningBlocks:
     ],
     ids=["blocks on open", "blocks on every write", "a write never returns", "a good display"],
 )
+@pytest.mark.slow
+@pytest.mark.latency
 def test_the_led_keeps_exact_time_whatever_the_display_does(unit_on_pins, release, make_display):
     """Up to three auctions: every edge within 50 ms of its deadline (a stalled loop would be 0.4 s, 2 s or
     forever late), and one auction with both edges within 5 ms. A test machine busy with other work can
@@ -128,31 +138,17 @@ def test_the_led_keeps_exact_time_whatever_the_display_does(unit_on_pins, releas
     raise AssertionError(f"no auction with both LED edges within 5 ms of their deadlines: {errors}")
 
 
+@pytest.mark.slow
 def test_the_newest_frame_wins(unit_on_pins):
     """While a slow write is on the bus, newer views replace each other: only the newest is drawn next."""
     glass = Glass(write_seconds=0.3)
     unit = unit_on_pins(AUCTION, open_display=lambda config: glass)
-    assert unit.wait_for(lambda: glass.writes == 1)  # the first frame, being written
+    assert wait_for(lambda: glass.writes == 1)  # the first frame, being written
     unit.press("power")
     unit.press("auction")
-    assert unit.wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 4)
-    assert unit.wait_for(lambda: unit.backend.display.view == unit.backend.view, 2)
+    assert wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 4)
+    assert wait_for(lambda: unit.backend.display.view == unit.backend.view, 2)
     assert glass.writes < 8  # a frame a second plus start and end views would be more, one at a time
-
-
-@pytest.fixture
-def unit_on_pins():
-    made = []
-
-    def make(overrides=None, **options):
-        running = Running(overrides, **options)
-        made.append(running)
-        return running
-
-    yield make
-    for running in made:
-        if running.thread.is_alive():
-            running.stop()
 
 
 def test_a_shutdown_waits_for_its_screen(unit_on_pins):
@@ -160,7 +156,7 @@ def test_a_shutdown_waits_for_its_screen(unit_on_pins):
     unit = unit_on_pins({"power": {"shutdown_hold_seconds": 0.3}}, open_display=lambda config: glass)
     unit.press("power")
     unit.press("power", hold=0.5)
-    assert unit.wait_for(lambda: unit.runtime.stopped, 4)
+    assert wait_for(lambda: unit.runtime.stopped, 4)
     assert unit.backend.display.view == views.Shutdown()  # drawn before the program ended
 
 
@@ -186,12 +182,9 @@ def test_a_buzzer_failing_at_every_tone_is_logged_once_and_the_thread_lives(capl
     buzzer = BrokenBuzzer()
     player = TonePlayer(buzzer, passive=True)
     try:
-        for _ in range(3):
+        for sounds in range(1, 4):
             player.play(((2093, 10), (0, 5), (2637, 10)))
-            deadline = time.monotonic() + 2
-            while player._wake.is_set() and time.monotonic() < deadline:
-                time.sleep(0.005)
-            time.sleep(0.05)
+            wait_for(lambda sounds=sounds: buzzer.tried >= 2 * sounds, 2, lambda: f"{buzzer.tried} tones tried")
         assert buzzer.tried == 6  # every tone of every sound was tried
         assert player._thread.is_alive()
         errors = [r for r in caplog.records if r.levelno >= logging.ERROR]
@@ -217,14 +210,14 @@ def test_a_dead_buzzer_thread_is_restarted_by_the_next_sound(caplog):
     player._thread.join(2)
     player._closed = False
     player.play(((2093, 10),))
-    deadline = time.monotonic() + 2
-    while not buzzer.played and time.monotonic() < deadline:
-        time.sleep(0.005)
+    wait_for(lambda: buzzer.played, 2, "a tone")
     assert buzzer.played == [2093]
     assert "the buzzer thread had stopped: restarted" in caplog.text
     player.close()
 
 
+@pytest.mark.slow
+@pytest.mark.latency
 def test_a_failing_buzzer_does_not_touch_the_led_timing(unit_on_pins, caplog):
     unit = unit_on_pins(AUCTION)
     unit.backend.player.buzzer = BrokenBuzzer()
@@ -248,6 +241,6 @@ def test_a_dead_display_thread_is_restarted_by_the_next_frame(unit_on_pins, capl
     old._thread.join(2)
     old._closing.clear()
     unit.press("power")
-    assert unit.wait_for(lambda: unit.backend.worker is not old)
-    assert unit.wait_for(lambda: unit.backend.display and unit.backend.display.view == unit.backend.view)
+    assert wait_for(lambda: unit.backend.worker is not old)
+    assert wait_for(lambda: unit.backend.display and unit.backend.display.view == unit.backend.view)
     assert "the display thread had stopped: restarted" in caplog.text

@@ -190,6 +190,7 @@ def test_a_press_after_the_game_shows_the_summary_again():
     assert kinds(records, "build") == [] and states(records)[-1] == (60.0, "time_up")
 
 
+@pytest.mark.slow
 def test_the_counts_survive_a_power_cut():
     tally = Tally().started().ended_sold().started().ended_cancelled().drew("station")
     assert Tally.from_dict(json.loads(json.dumps(tally.as_dict()))) == tally

@@ -11,6 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import wait_for
 from PIL import Image
 
 from unit.app import config as configuration
@@ -67,15 +68,6 @@ def open_terminal(overrides=None, language="fr"):
     posted = Posted()
     backend.open(posted, time.monotonic)
     return backend, posted, write_fd, out
-
-
-def wait_for(predicate, timeout=5.0):
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if predicate():
-            return True
-        time.sleep(0.02)
-    return False
 
 
 def test_keys_short_press_hold_release_and_quit():
@@ -140,15 +132,16 @@ class Tmux:
     def screen(self) -> list[str]:
         return self("capture-pane", "-p", "-t", "unit").splitlines()
 
-    def wait_for(self, predicate, timeout=10.0) -> list[str]:
-        end = time.monotonic() + timeout
-        while True:
-            lines = self.screen()
-            if predicate(lines):
-                return lines
-            if time.monotonic() > end:
-                raise AssertionError("the pane never showed what was expected:\n" + "\n".join(lines))
-            time.sleep(0.05)
+    def showing(self, predicate, timeout=10.0) -> list[str]:
+        """The pane's lines, once ``predicate`` holds for them."""
+        shown: list[list[str]] = []
+
+        def holds() -> bool:
+            shown[:] = [self.screen()]
+            return predicate(shown[0])
+
+        wait_for(holds, timeout, lambda: "the pane to show it; it shows:\n" + "\n".join(shown[0]))
+        return shown[0]
 
 
 def shows(view, language="fr"):
@@ -162,6 +155,7 @@ def shows(view, language="fr"):
 
 
 @needs_tmux
+@pytest.mark.slow
 def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path):
     config_file = tmp_path / "table.yaml"
     config_file.write_text("language: fr\n", encoding="utf-8")
@@ -181,20 +175,20 @@ def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path)
     try:
         config = configuration.load(({"language": "fr"}, "test"))
         ready = next(o.view for o in Unit(config).handle(Pressed("power"), 0.0) if isinstance(o, ScreenChanged))
-        tmux.wait_for(shows(views.Welcome()))  # the welcome screen at start
+        tmux.showing(shows(views.Welcome()))  # the welcome screen at start
         tmux("send-keys", "-t", "unit", "o")
-        lines = tmux.wait_for(shows(ready))
+        lines = tmux.showing(shows(ready))
         assert any("♪ power_on" in line for line in lines)
         tmux("send-keys", "-t", "unit", "e")
         counting = [shows(views.Countdown(seconds_left=s, total=50.0)) for s in range(45, 51)]
-        lines = tmux.wait_for(lambda lines: any(check(lines) for check in counting))
-        tmux.wait_for(lambda lines: any("LED ●" in line for line in lines))  # the LED blinks
+        lines = tmux.showing(lambda lines: any(check(lines) for check in counting))
+        tmux.showing(lambda lines: any("LED ●" in line for line in lines))  # the LED blinks
         tmux("send-keys", "-t", "unit", "E")  # held: 2 s cancel the auction
-        lines = tmux.wait_for(shows(views.Banner("cancelled")), timeout=6)
+        lines = tmux.showing(shows(views.Banner("cancelled")), timeout=6)
         assert any("♪ cancelled" in line for line in lines)
         assert any("maintenu : ENCHÈRES" in line for line in lines)
         tmux("send-keys", "-t", "unit", "e")  # released
-        tmux.wait_for(lambda lines: not any("maintenu" in line for line in lines))
+        tmux.showing(lambda lines: not any("maintenu" in line for line in lines))
         tmux("send-keys", "-t", "unit", "q")
         assert wait_for(lambda: status_file.exists() and status_file.read_text().strip() == "0", 10)
         assert not any("Traceback" in line for line in tmux.screen())

@@ -20,10 +20,9 @@ pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not in
 
 import httpx2 as httpx  # noqa: E402
 import segno  # noqa: E402
+from helpers import RunningUnit, serving, wait_for  # noqa: E402
 from starlette.routing import Mount, Route  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
-from test_architecture import MODULES, STDLIB, project, within  # noqa: E402
-from test_web_support import RunningUnit, serving  # noqa: E402
 
 from unit.core import views  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
@@ -70,7 +69,7 @@ def pair(client, unit) -> None:
 
 
 def wait_state(unit, state: str) -> None:
-    unit.wait_for(lambda: unit.runtime.unit.state == state)
+    wait_for(lambda: unit.runtime.unit.state == state)
 
 
 # --- the pages ----------------------------------------------------------------------------------
@@ -178,7 +177,7 @@ def test_the_end_of_a_game_forgets_the_paired_phones(client, unit):
         assert client.post("/press", data={"csrf": csrf, "button": "power"}).status_code == 204
         assert client.post("/press", data={"csrf": csrf, "button": "power", "action": "release"}).status_code == 204
         wait_state(unit, state)
-    unit.wait_for(lambda: client.hub.generation not in (None, paired_generation))  # the unit told the service
+    wait_for(lambda: client.hub.generation not in (None, paired_generation))  # the unit told the service
     assert client.post("/press", data={"csrf": csrf, "button": "auction"}).status_code == 403
     assert "Appairer ce téléphone" in client.get("/remote").text
 
@@ -192,7 +191,7 @@ def test_a_phone_gone_mid_press_does_not_hold_the_button_for_ever(client, unit, 
     real_post = unit.link.post
     unit.link.post = lambda event: (events.append(event), real_post(event))
     assert client.post("/press", data={"csrf": token(client), "button": "build"}).status_code == 204
-    unit.wait_for(lambda: len(events) == 2)  # pressed, then released by the service 0.2 s later
+    wait_for(lambda: len(events) == 2)  # pressed, then released by the service 0.2 s later
     assert [type(e).__name__ for e in events] == ["Pressed", "Released"]
 
 
@@ -271,6 +270,7 @@ def test_an_oversized_body_is_refused(client, unit):
     assert unit.runtime.unit.state == "off"
 
 
+@pytest.mark.slow
 def test_a_thousand_wrong_pairing_codes_do_not_get_through(client, unit):
     csrf = token(client)
     client.post("/pair/request", data={"csrf": csrf})
@@ -349,23 +349,7 @@ def _next_data(lines) -> dict:
     raise AssertionError("the stream ended")
 
 
-# --- the design ------------------------------------------------------------------------------------
-
-
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, "unit.web")))
-def test_the_web_service_imports_only_the_shared_modules_and_the_pure_core(name):
-    for imported in project(MODULES[name]):
-        assert within(imported, "unit.web", "unit.core", "unit.calculator") or imported in (
-            "unit",
-            "unit.i18n",
-            "unit.errors",
-            "unit.fields",
-            "unit.yamlfile",
-            "unit.files",
-        ), imported
-    assert STDLIB
-
-
+@pytest.mark.slow
 def test_the_pages_follow_a_unit_that_restarts(tmp_path):
     with serving(tmp_path) as base, httpx.Client(base_url=base, timeout=10) as http:
         with http.stream("GET", "/events") as stream:
@@ -391,7 +375,7 @@ def test_run_and_serve_as_two_processes(tmp_path):
     import subprocess
     import sys
 
-    from test_web_support import free_port
+    from helpers import free_port
 
     state = tmp_path / "state"
     scenario = tmp_path / "s.yaml"

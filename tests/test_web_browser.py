@@ -2,68 +2,27 @@
 
 Nothing is downloaded at run time: the browser is /usr/bin/chromium (``.ci/run``
 installs it with apt where it is missing); without it these tests are skipped with
-one line saying why. ``python tests/test_web_browser.py`` rewrites the phone-sized
-screenshots of every page under docs/images/phone/.
+one line saying why. ``make golden`` rewrites the phone-sized screenshots of every
+page under docs/images/phone/ (the screenshot test, run with ``--phone-images``).
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import re
 import shutil
-import sys
 import threading
 import time
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-ARGS = [
-    "--headless",
-    "--no-sandbox",
-    "--disable-gpu",
-    "--disable-background-networking",
-    "--disable-component-update",
-    "--no-first-run",
-]
-PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True, "has_touch": True}
-DOC_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images" / "phone"
-
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no Chromium at {CHROMIUM}: .ci/run installs it: apt-get install chromium", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from test_web_support import RunningUnit, serving  # noqa: E402
+from helpers import RunningUnit, phone, screenshot, serving, wait_for  # noqa: E402
+
+pytestmark = pytest.mark.browser
 
 LATENCY_LIMIT_MS = 100  # the issue's bound between the unit's trace and the page
-
-
-@contextlib.contextmanager
-def browser():
-    with sync_api.sync_playwright() as playwright:
-        chromium = playwright.chromium.launch(executable_path=CHROMIUM, args=ARGS, headless=True)
-        try:
-            yield chromium
-        finally:
-            chromium.close()
-
-
-@contextlib.contextmanager
-def phone(chromium, lang: str = "fr"):
-    context = chromium.new_context(**PHONE, locale=lang)
-    try:
-        yield context.new_page()
-    finally:
-        context.close()
-
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as launched:
-        yield launched
 
 
 def wait_for_unit(page) -> None:
@@ -72,6 +31,7 @@ def wait_for_unit(page) -> None:
     page.wait_for_selector("#nounit", state="hidden")
 
 
+@pytest.mark.latency
 def test_the_live_view_follows_a_scripted_auction_within_100_ms(chromium, tmp_path):
     config = {"auction": {"seconds": 7, "warning_seconds": 5}}
     with RunningUnit(tmp_path, config) as unit, serving(tmp_path) as base, phone(chromium) as page:
@@ -121,7 +81,7 @@ def test_pairing_in_the_browser_then_the_remote_starts_an_auction(chromium, tmp_
         page.click("#pair")
         page.wait_for_selector("#message.paired")
         page.click("[data-button='auction']")  # a short press: pointer down, pointer up
-        unit.wait_for(lambda: unit.runtime.unit.state == "countdown")
+        wait_for(lambda: unit.runtime.unit.state == "countdown")
         page.wait_for_selector("#screen:has-text('ENCHÈRES')")
         assert page.get_attribute("#led", "data-mode") == "blink"
 
@@ -202,12 +162,24 @@ def test_without_a_unit_the_page_says_so(chromium):
         assert "not running" in page.text_content("#nounit")
 
 
-def test_phone_sized_screenshots_of_every_page(chromium, tmp_path):
-    shots = take_screenshots(chromium, tmp_path / "state", tmp_path / "shots")
-    assert len(shots) == 12
-    for shot in shots:
-        data = shot.read_bytes()
-        assert data[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(data[16:20], "big") == PHONE["viewport"]["width"]
+def test_phone_sized_screenshots_of_every_page(chromium, tmp_path, phone_images):
+    """Each page, in French and English, shows what it is for (checked before each picture is taken)."""
+    shots = take_screenshots(chromium, tmp_path / "state", phone_images)
+    assert [path.relative_to(phone_images).as_posix() for path in shots] == [
+        f"{lang}/{name}.png"
+        for lang in ("fr", "en")
+        for name in ("no-unit", "pair", "remote", "live", "settings", "share")
+    ]
+
+
+def dark_share(path: Path, box: dict) -> float:
+    """The share of dark pixels inside ``box`` (a bounding box in CSS pixels) of the picture at ``path``."""
+    from PIL import Image
+
+    with Image.open(path) as image:
+        area = image.convert("L").crop((box["x"], box["y"], box["x"] + box["width"], box["y"] + box["height"]))
+        histogram = area.histogram()
+    return sum(histogram[:128]) / sum(histogram)
 
 
 def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
@@ -217,46 +189,44 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
         (out / lang).mkdir(parents=True, exist_ok=True)
         codes: list[str] = []
         config = {"language": lang, "auction": {"seconds": 50}}
+        auction = "ENCHÈRES" if lang == "fr" else "AUCTION"
         with serving(None) as base, phone(chromium, lang) as page:
             page.goto(f"{base}/?lang={lang}")
             page.wait_for_selector("body[data-stream='no-unit']", state="attached")
-            page.screenshot(path=out / lang / "no-unit.png")
-            saved.append(out / lang / "no-unit.png")
+            assert ("pas en marche" if lang == "fr" else "not running") in page.text_content("#nounit")
+            saved.append(screenshot(page, out / lang / "no-unit.png", "#nounit"))
         shutil.rmtree(state_dir, ignore_errors=True)
         with RunningUnit(state_dir, config, on_code=codes.append) as unit, serving(state_dir, lang) as base:
             with phone(chromium, lang) as page:
                 unit.press("power")
                 unit.press("build")
-                unit.wait_for(lambda: unit.runtime.unit.state == "build")
-                time.sleep(1.8)  # the draw lands
+                wait_for(lambda: unit.runtime.unit.state == "build")
+                wait_for(lambda: getattr(unit.runtime.unit.view, "result", None), what="the draw to land")
                 unit.press("auction")
                 page.goto(f"{base}/remote?lang={lang}")
                 wait_for_unit(page)
-                page.screenshot(path=out / lang / "pair.png")
+                assert page.query_selector("[data-button]") is None  # not paired: no buttons yet
+                saved.append(screenshot(page, out / lang / "pair.png", "#request-code", "#code", "#pair"))
                 page.click("#request-code")
                 page.wait_for_selector("#message.shown")
                 page.fill("#code", unit.shown_code(codes))
                 page.click("#pair")
                 page.wait_for_selector("#message.paired")
-                page.wait_for_selector("#screen:text-matches('ENCHÈRES|AUCTION')")
-                page.screenshot(path=out / lang / "remote.png")
+                page.wait_for_selector(f"#screen:has-text('{auction}')")
+                assert page.get_attribute("#led", "data-mode") == "blink"
+                saved.append(screenshot(page, out / lang / "remote.png", "#screen", "[data-button='auction']"))
                 page.goto(f"{base}/")
                 wait_for_unit(page)
-                page.screenshot(path=out / lang / "live.png")
+                assert auction in page.text_content("#screen") and page.text_content("#clock") != ""
+                saved.append(screenshot(page, out / lang / "live.png", "#screen", "#led", "#clock"))
                 page.goto(f"{base}/settings")
-                page.screenshot(path=out / lang / "settings.png")
+                assert page.input_value("select[name='auction.seconds']") == "50"
+                saved.append(screenshot(page, out / lang / "settings.png", "select[name='auction.seconds']", "#save"))
                 page.goto(f"{base}/share")
                 page.wait_for_load_state("load")
-                page.screenshot(path=out / lang / "share.png")
-        saved += [out / lang / f"{name}.png" for name in ("pair", "remote", "live", "settings", "share")]
+                assert page.text_content(".address code") == base + "/"
+                assert page.evaluate("document.querySelector('img.qr').naturalWidth") > 0  # the QR code loaded
+                saved.append(screenshot(page, out / lang / "share.png", "img.qr", ".address"))
+                # the QR code is a QR code: about as many dark modules as light ones, not a blank square
+                assert 0.3 < dark_share(saved[-1], page.locator("img.qr").bounding_box()) < 0.7
     return saved
-
-
-if __name__ == "__main__":
-    # python tests/test_web_browser.py: rewrite the documentation's screenshots.
-    import tempfile
-
-    with browser() as launched, tempfile.TemporaryDirectory() as tmp:
-        for path in take_screenshots(launched, Path(tmp) / "state", DOC_IMAGES):
-            print(re.sub(r"^.*/docs/", "docs/", str(path)))
-    sys.exit(0)

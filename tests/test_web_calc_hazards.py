@@ -14,9 +14,8 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
+from helpers import JSON, THREE_DISTRICTS, card, full_card  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
-from test_web_editions import JSON, card, full_card  # noqa: E402
-from test_web_game import THREE_DISTRICTS  # noqa: E402
 
 from unit import yamlfile  # noqa: E402
 from unit.calculator import position as positions  # noqa: E402
@@ -194,6 +193,7 @@ def test_an_edition_saved_without_the_page_s_version_is_refused(client, data):
     assert answer.status_code == 409 and (data / "trois.edition.yaml").read_bytes() == before
 
 
+@pytest.mark.slow
 def test_a_write_a_power_cut_interrupted_leaves_no_leftover_after_a_restart(data):
     from unit.web.store import Store
 
@@ -209,7 +209,7 @@ def test_a_write_held_by_a_slow_disk_does_not_hold_the_other_pages(tmp_path, mon
     import threading
 
     import httpx2 as httpx
-    from test_web_support import serving
+    from helpers import serving
 
     from unit.web import store as stores
 

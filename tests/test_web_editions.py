@@ -16,6 +16,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
+from helpers import JSON, card, full_card  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
@@ -26,9 +27,6 @@ from unit.errors import UserError  # noqa: E402
 from unit.web import editions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
 from unit.web.security import MAX_BODY  # noqa: E402
-
-JSON = {"accept": "application/json"}
-RENTS = ["100k", "300k", "600k", "1M", "1,5M", "2M", "2,5M", "3M", "4M"]
 
 
 @pytest.fixture
@@ -51,16 +49,6 @@ def new_edition(client, name: str = "ma-ville") -> str:
 
 def version(client, name: str = "ma-ville") -> str:
     return re.search(r'name="version" value="([^"]*)"', client.get(f"/editions/{name}/card").text).group(1)
-
-
-def card(token: str, ver: str, n: str = "", **values: str) -> dict:
-    form = {"csrf": token, "version": ver, "n": n} | {key: "" for key in editions.CARD_FIELDS}
-    return form | values
-
-
-def full_card(name: str, group: str, price: str = "2M", rents: list[str] = RENTS, sky: str = "5M") -> dict:
-    values = {"name": name, "group": group, "price": price, "residential_cost": "500k", "industrial_cost": "1M"}
-    return values | {f"rent{j}": rent for j, rent in enumerate(rents)} | {"skyscraper_cost": sky}
 
 
 def loader_message(tmp_path: Path, place: str, value: str, language: str) -> str:

@@ -18,6 +18,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
 import httpx2 as httpx  # noqa: E402
+from helpers import THREE_DISTRICTS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 from starlette.testclient import TestClient
@@ -177,28 +178,6 @@ def test_a_game_written_back_reads_as_itself(game):
 
 
 # --- the pages, as a phone uses them (Starlette's test client) --------------------------------------
-
-THREE_DISTRICTS = """\
-game: city
-name: Trois quartiers (inventé)
-starting_cash: 20M
-go_salary: 2M
-industry_tax: 1M
-hazards: {prison: 4, dump: 2, sewage_plant: 2, power_station: 3}
-groups:
-  - name: vert
-    skyscraper_cost: 4M
-    districts:
-      - {name: Les Halles, price: 1M, residential_cost: 200k, industrial_cost: 400k,
-         rents: [50k, 100k, 150k, 200k, 300k, 400k, 500k, 700k, 900k]}
-      - {name: Quai Nord, price: 1.2M, residential_cost: 200k, industrial_cost: 400k,
-         rents: [60k, 120k, 180k, 240k, 360k, 480k, 600k, 840k, 1.1M]}
-  - name: gris
-    skyscraper_cost: 5M
-    districts:
-      - {name: Port Sud, price: 2M, residential_cost: 300k, industrial_cost: 500k,
-         rents: [100k, 200k, 300k, 400k, 500k, 600k, 800k, 1M, 1.2M]}
-"""
 
 
 class Phone:

@@ -5,73 +5,24 @@ read a rent (searching part of a name) and the fortunes, and compare every figur
 ``monopoly-city rent/fortune GAME --json`` on the same files; the same on the classic board; and bad
 input through the forms (a ninth block, a building on a district nobody owns, a negative cash) shows
 the field's error and leaves the file as it was. Skipped with one line when there is no Chromium.
-``python tests/test_web_game_browser.py`` rewrites the calculator's phone-sized screenshots under
-docs/images/phone/.
+``make golden`` rewrites the calculator's phone-sized screenshots under docs/images/phone/.
 """
 
 from __future__ import annotations
 
-import json
-import os
-import re
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
-CHROMIUM = "/usr/bin/chromium"
-if not os.path.exists(CHROMIUM):
-    pytest.skip(f"no Chromium at {CHROMIUM}: .ci/run installs it: apt-get install chromium", allow_module_level=True)
-sync_api = pytest.importorskip("playwright.sync_api", reason="playwright is not installed (pip install -e '.[dev]')")
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from test_web_browser import DOC_IMAGES, PHONE, browser, phone  # noqa: E402
-from test_web_game import THREE_DISTRICTS  # noqa: E402
-from test_web_support import serving  # noqa: E402
+from helpers import PHONE, THREE_DISTRICTS, buy, cli, create, phone, screenshot, serving, shown_fortunes, tap  # noqa: E402
 
-
-@pytest.fixture(scope="module")
-def chromium():
-    with browser() as launched:
-        yield launched
-
-
-def cli(data: Path, *args: str) -> dict:
-    """``monopoly-city ARGS --json`` in the data folder, as at the table."""
-    run = subprocess.run([sys.executable, "-m", "unit", *args, "--json"], capture_output=True, text=True, cwd=data)
-    assert run.returncode in (0, 1), run.stderr
-    return json.loads(run.stdout)
-
-
-def create(page, base: str, name: str, edition: str, players: str) -> None:
-    page.goto(f"{base}/games")
-    page.fill("#new-name", name)
-    page.select_option("#new-edition", edition)
-    page.fill("#new-players", players)
-    page.click("#create")
-    page.wait_for_url(f"**/games/{name}")
-
-
-def buy(page, player: int, square: str) -> None:
-    page.select_option(f"#buy-{player}", square)
-    page.click(f"#buy-{player}-go")
-    page.wait_for_selector(f"#p{player} article[data-square='{square}']")
-
-
-def tap(page, square: str, value: str) -> None:
-    """One tap on a district's card (``residential=3``, ``skyscraper=1``); the page comes back."""
-    with page.expect_navigation():  # the answer is a new page (a redirect, or the refusal)
-        page.click(f"article[data-square='{square}'] button[value='{value}']")
+pytestmark = pytest.mark.browser
 
 
 def count(page, square: str, key: str) -> int:
     return int(page.text_content(f"article[data-square='{square}'] output[data-key='{key}']") or "-1")
-
-
-def shown_fortunes(page) -> dict[str, int]:
-    rows = page.query_selector_all("#ranking tbody tr")
-    return {row.get_attribute("data-player"): int(row.get_attribute("data-fortune")) for row in rows}
 
 
 def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str = "fr") -> None:
@@ -84,7 +35,7 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
             page.goto(f"{base}/games")
             page.fill("#new-name", "soiree")
             page.fill("#new-players", "Alice, Bruno, Chloé")
-            page.screenshot(path=shots / "games.png")
+            screenshot(page, shots / "games.png", "#new-name", "#new-edition", "#create")
         create(page, base, "soiree", "trois.edition.yaml", "Alice, Bruno, Chloé")
         buy(page, 0, "Les Halles")
         buy(page, 0, "Quai Nord")
@@ -112,7 +63,7 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
         assert game_file.read_bytes() == before and count(page, "Les Halles", "industrial") == 2
         if shots is not None:
             page.locator("article[data-square='Les Halles']").scroll_into_view_if_needed()
-            page.screenshot(path=shots / "game-refused.png")
+            screenshot(page, shots / "game-refused.png", "article[data-square='Les Halles'] .field-error")
         # A negative cash.
         page.fill("#cash-1", "-5M")
         page.press("#cash-1", "Enter")
@@ -126,7 +77,7 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
         page.wait_for_selector("article[data-square='Port Sud'] option[value='dump'][selected]", state="attached")
         if shots is not None:
             page.goto(f"{base}/games/soiree")
-            page.screenshot(path=shots / "game.png")
+            screenshot(page, shots / "game.png", "#p0", "#p1", "#tab-rent")
 
         # Rent in two taps: the tab, then the square found by part of its name.
         page.click("#tab-rent")
@@ -143,28 +94,33 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
         shown = [li.text_content() for li in page.query_selector_all(".explanation li")]
         assert shown == expected["explanation"]
         if shots is not None:
-            page.screenshot(path=shots / "rent.png")
+            screenshot(page, shots / "rent.png", "#rent-total", ".explanation li")
 
         page.goto(f"{base}/games/soiree/fortunes")
         expected = cli(data, "fortune", "soiree.game.yaml", "--lang", lang)
         assert shown_fortunes(page) == {row["name"]: row["fortune"] for row in expected["players"]}
         assert expected["winners"][0] in page.text_content("#winner")
         if shots is not None:
-            page.screenshot(path=shots / "fortunes.png")
+            screenshot(page, shots / "fortunes.png", "#ranking", "#winner")
             page.click("#big-view")
             page.wait_for_selector(".fortunes.big")
-            page.screenshot(path=shots / "fortunes-big.png")
+            screenshot(page, shots / "fortunes-big.png", "#ranking", "#winner")
             page.set_viewport_size({"width": PHONE["viewport"]["height"], "height": PHONE["viewport"]["width"]})
-            page.screenshot(path=shots / "fortunes-big-landscape.png")
+            screenshot(page, shots / "fortunes-big-landscape.png", "#ranking")
             page.set_viewport_size(PHONE["viewport"])
         page.goto(f"{base}/games/soiree/check")
         assert page.is_visible("#check-ok") and cli(data, "check", "soiree.game.yaml")["ok"]
         if shots is not None:
-            page.screenshot(path=shots / "check.png")
+            screenshot(page, shots / "check.png", "#check-ok")
 
 
-def test_a_city_evening_in_the_browser_agrees_with_the_command_line(chromium, tmp_path):
-    city_evening(chromium, tmp_path / "state")
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_city_evening_in_the_browser_agrees_with_the_command_line(chromium, tmp_path, phone_images, lang):
+    """The evening in both languages, each screen checked and photographed (``make golden`` keeps them)."""
+    (phone_images / lang).mkdir(parents=True, exist_ok=True)
+    city_evening(chromium, tmp_path / "state", phone_images / lang, lang)
+    names = ["games", "game-refused", "game", "rent", "fortunes", "fortunes-big", "fortunes-big-landscape", "check"]
+    assert all((phone_images / lang / f"{name}.png").is_file() for name in names)
 
 
 def test_a_classic_game_in_the_browser_agrees_with_the_command_line(chromium, tmp_path):
@@ -190,18 +146,3 @@ def test_a_classic_game_in_the_browser_agrees_with_the_command_line(chromium, tm
             page.goto(f"{base}/games/classique/fortunes?variant={variant}")
             expected = cli(data, "fortune", "classique.game.yaml", "--variant", variant)
             assert shown_fortunes(page) == {row["name"]: row["fortune"] for row in expected["players"]}
-
-
-if __name__ == "__main__":
-    # python tests/test_web_game_browser.py: rewrite the calculator's screenshots for the docs.
-    import tempfile
-
-    with browser() as launched:
-        for lang in ("fr", "en"):
-            with tempfile.TemporaryDirectory() as tmp:
-                out = DOC_IMAGES / lang
-                out.mkdir(parents=True, exist_ok=True)
-                city_evening(launched, Path(tmp) / "state", out, lang)
-                for name in sorted(out.glob("*.png")):
-                    print(re.sub(r"^.*/docs/", "docs/", str(name)))
-    sys.exit(0)
