@@ -24,10 +24,10 @@ pytest.importorskip("starlette")
 pytest.importorskip("uvicorn")
 
 import uvicorn  # noqa: E402
+from helpers import free_port, wait_for  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
-from test_web_support import free_port  # noqa: E402
 
 from unit import i18n  # noqa: E402
 from unit.web import editions, guard, server  # noqa: E402
@@ -49,10 +49,7 @@ def serving(limits: guard.Limits | None = None, names: guard.BoxNames | None = N
     running = uvicorn.Server(config)
     thread = threading.Thread(target=running.run, daemon=True)
     thread.start()
-    end = time.monotonic() + 10
-    while not running.started:
-        assert time.monotonic() < end, "the web service did not start"
-        time.sleep(0.02)
+    wait_for(lambda: running.started, 10, "the web service to start")
     try:
         yield port
     finally:
@@ -95,6 +92,7 @@ def stranger(n: int) -> str:
 # --- deadlines ---------------------------------------------------------------------------------------
 
 
+@pytest.mark.slow
 def test_300_connections_that_never_finish_a_request_line_leave_the_phone_its_page() -> None:
     with serving() as port:
         held = [connect(port, "127.0.0.2") for _ in range(300)]
@@ -106,6 +104,7 @@ def test_300_connections_that_never_finish_a_request_line_leave_the_phone_its_pa
             sock.close()
 
 
+@pytest.mark.slow
 def test_600_slow_connections_from_many_addresses_leave_the_phone_its_page() -> None:
     """More than every place (512): the phone takes one back from a stranger's oldest unfinished request."""
     with serving() as port:
@@ -190,6 +189,7 @@ def test_event_streams_are_limited_per_address_and_a_phone_still_gets_its_own() 
             sock.close()
 
 
+@pytest.mark.slow
 def test_200_streams_from_many_addresses_leave_the_phone_a_stream() -> None:
     limits = guard.Limits()
     with serving(limits) as port:
