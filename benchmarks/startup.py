@@ -142,10 +142,10 @@ FIRST_FRAME = """
 import time
 from unit.app import config as configuration
 from unit.app.runtime import Runtime
-from unit.backends.gpio import Gpio
+from unit.backends.gpio import Gpio, pin_factory
 from unit.core import Unit
 config = configuration.load()
-backend = Gpio(config, pins="mock")
+backend = Gpio(config, pin_factory("mock"))
 runtime = Runtime(Unit(config), backend)
 runtime.open()
 ready = time.perf_counter()

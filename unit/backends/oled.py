@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from functools import cache
 from importlib import resources
+from typing import Any
 
 from luma.core.device import dummy
 from luma.core.render import canvas
@@ -326,8 +327,8 @@ class Painter:
 class Display:
     """A luma device showing views; redraws only when the view (or its offset) changes."""
 
-    def __init__(self, device, language: str):
-        self.device = device
+    def __init__(self, device: Any, language: str) -> None:
+        self.device = device  # a luma device (ssd1306, sh1106, dummy)
         self.painter = Painter(language)
         self.view: views.View | None = None
         self.shift = (0, 0)
@@ -375,4 +376,5 @@ def render(view: views.View, language: str) -> Image.Image:
     """The exact 128x64 one-bit image the OLED shows for ``view``."""
     device = dummy(width=WIDTH, height=HEIGHT, mode="1")
     Display(device, language).show(view)
-    return device.image
+    image: Image.Image = device.image
+    return image
