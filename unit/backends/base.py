@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Any, Protocol
 
 from unit.core import views
 from unit.core.events import DisplayChanged, Event, LedChanged, LedMode, SoundPlayed
@@ -26,10 +26,12 @@ STOP = Stop()
 Post = Callable[[Event | Stop], None]
 
 
-class RecordSink(Protocol):
-    """Where a backend writes records of its own (the gpio backend's mock pin changes): the trace."""
+if TYPE_CHECKING:  # a type only: not made at every start
 
-    def write_record(self, obj: dict[str, Any]) -> None: ...
+    class RecordSink(Protocol):
+        """Where a backend writes records of its own (the gpio backend's mock pin changes): the trace."""
+
+        def write_record(self, obj: dict[str, Any]) -> None: ...
 
 
 @dataclass(frozen=True)
