@@ -29,7 +29,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from unit.backends.base import Backend, Clock, Post, RecordSink
+from unit.backends.base import Backend, Clock, Post
 from unit.core import (
     BUTTONS,
     Button,
@@ -50,6 +50,7 @@ from unit.errors import HardwareError
 
 if TYPE_CHECKING:
     from unit.backends import oled as screen
+    from unit.backends.base import RecordSink
 
 log = logging.getLogger(__name__)
 
