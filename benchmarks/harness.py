@@ -8,7 +8,7 @@ import time
 
 from unit.app import config as configuration
 from unit.app.runtime import Runtime
-from unit.backends.gpio import Gpio
+from unit.backends.gpio import Gpio, pin_factory
 from unit.core import Unit
 
 
@@ -48,7 +48,7 @@ class MockUnit:
 
     def __init__(self, overrides: dict | None = None, watch: PinWatch | None = None, open_display=None):
         self.config = benchmark_config(overrides)
-        self.backend = Gpio(self.config, pins="mock", trace=watch, open_display=open_display)
+        self.backend = Gpio(self.config, pin_factory("mock"), trace=watch, open_display=open_display)
         self.runtime = Runtime(Unit(self.config), self.backend)
         self.runtime.open()
         # The display opens just after READY=1 (docs/dev/architecture.md): measure from a settled unit.

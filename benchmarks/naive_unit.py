@@ -12,6 +12,7 @@ import time
 
 from gpiozero import LED, Button
 from luma.core.device import dummy
+from luma.core.render import canvas
 
 from unit.backends import oled as screen
 from unit.core import views
@@ -42,7 +43,7 @@ class NaiveUnit:
                 view = views.Countdown(max(self.left, 1), self.auction_seconds)
             else:
                 view = views.Ready(3540, True, 60)
-            with screen.canvas(self.display) as draw:  # redraw every tick, changed or not
+            with canvas(self.display) as draw:  # redraw every tick, changed or not
                 self.painter.paint(draw, view)
             time.sleep(TICK)
 

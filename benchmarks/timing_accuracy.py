@@ -15,7 +15,7 @@ import statistics
 from unit.app import config as configuration
 from unit.app.runtime import Runtime
 from unit.app.scenario import Step
-from unit.backends.gpio import Gpio
+from unit.backends.gpio import Gpio, pin_factory
 from unit.backends.headless import Headless
 from unit.core import LedChanged, Pressed, Released, StateChanged, Unit
 
@@ -42,7 +42,7 @@ def one_auction(backend: str, seconds: float) -> tuple[float, float]:
     if backend == "headless":
         recorder = recording(Headless)(config.language)
     else:
-        recorder = recording(Gpio)(config, pins="mock")
+        recorder = recording(Gpio)(config, pin_factory("mock"))
     script = [Step(0.0, Pressed("power")), Step(0.05, Released("power"))]
     script += [Step(0.2, Pressed("auction")), Step(0.3, Released("auction"))]
     runtime = Runtime(Unit(config, random.Random(0)), recorder, script=script, until=0.2 + seconds + 0.3)

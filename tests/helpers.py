@@ -135,10 +135,10 @@ class Running:
     """A gpio runtime on mock pins, looping in a thread like the real service."""
 
     def __init__(self, overrides=None, **backend_options):
-        from unit.backends.gpio import Gpio
+        from unit.backends.gpio import Gpio, pin_factory
 
         self.config = configuration.load(({**QUICK, **(overrides or {})}, "test"))
-        self.backend = Gpio(self.config, pins="mock", **backend_options)
+        self.backend = Gpio(self.config, pin_factory("mock"), **backend_options)
         self.runtime = Runtime(Unit(self.config), self.backend)
         self.runtime.open()
         self.thread = threading.Thread(target=self._loop, daemon=True)

@@ -9,7 +9,7 @@ from gpiozero.exc import GPIOPinInUse
 
 from unit.app import config as configuration
 from unit.app.runtime import Runtime
-from unit.backends.gpio import Gpio
+from unit.backends.gpio import Gpio, pin_factory
 from unit.backends.headless import Headless
 from unit.core import Unit
 
@@ -29,7 +29,7 @@ class InterruptedAfterTheButtons(Gpio):
 
 
 def test_an_open_that_fails_after_the_buttons_are_claimed_frees_the_pins():
-    backend = InterruptedAfterTheButtons(CONFIG, pins="mock")
+    backend = InterruptedAfterTheButtons(CONFIG, pin_factory("mock"))
     runtime = Runtime(Unit(CONFIG), backend, until=1.0)
     with pytest.raises(Interrupted):
         runtime.run()
@@ -46,7 +46,7 @@ def test_a_display_that_fails_to_open_does_not_fail_the_open():
     def missing(settings):
         raise OSError("no I2C device at 0x3C")
 
-    backend = Gpio(CONFIG, pins="mock", open_display=missing)
+    backend = Gpio(CONFIG, pin_factory("mock"), open_display=missing)
     runtime = Runtime(Unit(CONFIG), backend, until=0.2)
     runtime.run()
     assert runtime.stopped
@@ -54,7 +54,7 @@ def test_a_display_that_fails_to_open_does_not_fail_the_open():
 
 
 def test_pins_stay_claimed_while_open_and_close_is_safe_twice():
-    backend = Gpio(CONFIG, pins="mock")
+    backend = Gpio(CONFIG, pin_factory("mock"))
     backend.open(lambda event: None, lambda: 0.0)
     with pytest.raises(GPIOPinInUse):
         DigitalInputDevice(PINS.auction, pin_factory=backend.factory)
@@ -64,12 +64,12 @@ def test_pins_stay_claimed_while_open_and_close_is_safe_twice():
 
 
 def test_close_before_open_is_safe():
-    Gpio(CONFIG, pins="mock").close()
+    Gpio(CONFIG, pin_factory("mock")).close()
     Headless("fr").close()
 
 
 def test_a_backend_is_a_context_manager():
-    with Gpio(CONFIG, pins="mock") as backend:
+    with Gpio(CONFIG, pin_factory("mock")) as backend:
         backend.open(lambda event: None, lambda: 0.0)
         factory = backend.factory
     DigitalInputDevice(PINS.build, pin_factory=factory).close()

@@ -11,7 +11,7 @@ from PIL import Image, ImageChops
 
 from unit.app import config as configuration
 from unit.app.runtime import Runtime
-from unit.backends.gpio import Gpio
+from unit.backends.gpio import Gpio, pin_factory
 from unit.core import Unit, views
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -173,7 +173,7 @@ class HeldAtStart(Gpio):
 
 def test_a_button_held_at_start_up_does_not_fire(caplog):
     config = configuration.load((QUICK, "test"))
-    backend = HeldAtStart(config, pins="mock")
+    backend = HeldAtStart(config, pin_factory("mock"))
     runtime = Runtime(Unit(config), backend)
     runtime.open()
     runtime.step(max_wait=0.05)
@@ -192,7 +192,7 @@ def test_a_button_held_at_start_up_does_not_fire(caplog):
 
 def test_latching_switch_position_at_start_is_the_state():
     config = configuration.load(({"power": {"control": "switch"}}, "test"))
-    backend = HeldAtStart(config, pins="mock")
+    backend = HeldAtStart(config, pin_factory("mock"))
     runtime = Runtime(Unit(config), backend)
     runtime.open()
     runtime.step(max_wait=0.05)
@@ -226,8 +226,8 @@ def test_shutdown_on_mock_pins_only_ends_the_program(unit_on_pins, tmp_path):
 def test_shutdown_on_a_real_pi_runs_the_command(tmp_path):
     marker = tmp_path / "shut"
     config = configuration.load()
-    backend = Gpio(config, pins="mock", shutdown_command=f"touch {marker}")
-    backend.pins = "lgpio"  # as on a Pi, without opening any hardware
+    real_pins = object()  # a Pi's lgpio factory, never opened: no hardware needed
+    backend = Gpio(config, real_pins, shutdown_command=f"touch {marker}")
     assert backend.request("shutdown") is True
     assert marker.exists()
 
@@ -261,7 +261,7 @@ def test_the_settings_menu_on_mock_pins_saves_the_file(tmp_path):
     from unit.app.settings import FILENAME, SettingsStore
 
     config = configuration.load(({**QUICK, "menu": {"hold_seconds": 0.2}}, "test"))
-    backend = Gpio(config, pins="mock")
+    backend = Gpio(config, pin_factory("mock"))
     runtime = Runtime(Unit(config), backend, settings=SettingsStore(tmp_path))
     runtime.open()
     pin = lambda name: backend.factory.pin(PINS[name])  # noqa: E731

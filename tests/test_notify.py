@@ -11,7 +11,7 @@ import pytest
 from unit.app import config as configuration
 from unit.app.notify import Notifier
 from unit.app.runtime import Runtime
-from unit.backends.gpio import Gpio
+from unit.backends.gpio import Gpio, pin_factory
 from unit.core import Unit
 
 
@@ -42,7 +42,7 @@ def test_ready_after_the_hardware_opens_then_watchdog_pings(notify_socket):
     notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"})
     assert notifier.watchdog_interval == 0.1
     config = configuration.load()
-    runtime = Runtime(Unit(config), Gpio(config, pins="mock"), notifier=notifier, until=0.55)
+    runtime = Runtime(Unit(config), Gpio(config, pin_factory("mock")), notifier=notifier, until=0.55)
     runtime.run()
     messages = [m for _, m in receive_all(server, 0.2)]
     assert messages[0] == "READY=1"
@@ -55,7 +55,7 @@ def test_a_hung_loop_stops_the_pings(notify_socket):
     server, path = notify_socket
     notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"})
     config = configuration.load()
-    runtime = Runtime(Unit(config), Gpio(config, pins="mock"), notifier=notifier)
+    runtime = Runtime(Unit(config), Gpio(config, pin_factory("mock")), notifier=notifier)
     runtime.open()
     hang = threading.Event()
 

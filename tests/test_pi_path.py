@@ -48,14 +48,15 @@ def test_lgpio_failing_to_open_does_not_advise_installing_it(monkeypatch):
 
 def test_a_failed_shutdown_command_is_noted():
     config = configuration.load()
-    backend = gpio.Gpio(config, pins="lgpio", shutdown_command="false")  # not opened: no GPIO needed
+    real_pins = object()  # a Pi's lgpio factory, never opened: no GPIO needed
+    backend = gpio.Gpio(config, real_pins, shutdown_command="false")
     assert backend.request("shutdown") is True
     assert backend.shutdown_failed
 
 
 def test_a_failed_shutdown_exits_1_so_systemd_restarts_the_unit(monkeypatch, write_yaml):
     """Without polkit `systemctl poweroff` fails: the unit must not end on « ARRÊT… » with status 0."""
-    from unit import cli
+    from unit import backends, cli
 
     class NoPolkit(gpio.Gpio):
         def request(self, action):
@@ -63,10 +64,10 @@ def test_a_failed_shutdown_exits_1_so_systemd_restarts_the_unit(monkeypatch, wri
             self.shutdown_failed = True
             return True
 
-    def make(name, config, args, pins, trace):
-        return NoPolkit(config, pins="mock", shutdown_command=config.power.shutdown_command)
+    def make(setup):
+        return NoPolkit(setup.config, setup.pin_factory, shutdown_command=setup.config.power.shutdown_command)
 
-    monkeypatch.setattr(cli, "_make_backend", make)
+    monkeypatch.setitem(backends.REGISTRY, "gpio", make)
     script = write_yaml(
         "hold.yaml",
         "until: 2\nconfig: {power: {shutdown_hold_seconds: 0.2}}\nevents:\n  - {at: 0.1, hold: power, seconds: 0.5}\n",

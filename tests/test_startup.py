@@ -15,7 +15,7 @@ from pathlib import Path
 from unit.app import config as configuration
 from unit.app.link import PAIRING_FILE
 from unit.app.runtime import Runtime
-from unit.backends.gpio import Gpio
+from unit.backends.gpio import Gpio, pin_factory
 from unit.core import Unit, views
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -95,7 +95,7 @@ def test_gpiozero_still_finds_pin_factories_by_name():
 
 def test_the_display_opens_after_ready_and_draws_the_newest_view():
     config = configuration.load()
-    backend = Gpio(config, pins="mock")
+    backend = Gpio(config, pin_factory("mock"))
     backend.open(lambda event: None, lambda: 0.0)
     try:
         backend.show(views.Shutdown())
@@ -109,7 +109,7 @@ def test_the_display_opens_after_ready_and_draws_the_newest_view():
 
 def test_the_runtime_sends_ready_then_the_display_shows_the_welcome_screen():
     config = configuration.load()
-    backend = Gpio(config, pins="mock")
+    backend = Gpio(config, pin_factory("mock"))
     runtime = Runtime(Unit(config), backend)
     runtime.open()
     try:

@@ -200,16 +200,16 @@ def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path)
 
 
 def test_without_a_display_the_default_backend_is_the_terminal(monkeypatch):
-    from unit import cli
+    from unit.app import launch
 
     for name in ("DISPLAY", "WAYLAND_DISPLAY", "SDL_VIDEODRIVER"):
         monkeypatch.delenv(name, raising=False)
-    monkeypatch.setattr(cli, "is_raspberry_pi", lambda: False)
-    assert cli.default_backend() == "terminal"
+    monkeypatch.setattr(launch, "is_raspberry_pi", lambda: False)
+    assert launch.default_backend() == "terminal"
     monkeypatch.setenv("DISPLAY", ":0")
-    assert cli.default_backend() == "emulator"
-    monkeypatch.setattr(cli, "is_raspberry_pi", lambda: True)
-    assert cli.default_backend() == "gpio"
+    assert launch.default_backend() == "emulator"
+    monkeypatch.setattr(launch, "is_raspberry_pi", lambda: True)
+    assert launch.default_backend() == "gpio"
 
 
 def test_the_terminal_refuses_to_share_stdout_with_the_trace(capsys):

@@ -1,6 +1,6 @@
-"""The ``monopoly-city`` command.
+"""The ``monopoly-city`` command: its options, and its errors said in one line.
 
-Each subcommand is a small function taking the parsed arguments. A
+``run`` is composed in :mod:`unit.app.launch`; each subcommand is a small function taking the parsed arguments. A
 :class:`~unit.errors.UserError` anywhere becomes one line on stderr and exit
 status 2, said in the table's language (``--lang``, else the configuration's
 once it is read, else French); nothing the user typed or wrote in a file should
@@ -14,11 +14,12 @@ import os
 import re
 import sys
 from collections.abc import Callable
-from typing import NoReturn, cast
+from typing import Any, NoReturn, TextIO, cast
 
-from unit import __version__, i18n
+from unit import __version__, backends, i18n
 from unit.app import config as configuration
-from unit.errors import ArgumentError, HardwareError, Text, UserError
+from unit.app.launch import DEFAULT_PI_STATE_DIR
+from unit.errors import ArgumentError, HardwareError, UserError
 from unit.yamlfile import escape
 
 
@@ -49,36 +50,8 @@ def cmd_simulate(args: argparse.Namespace) -> int:
     return 0
 
 
-def is_raspberry_pi() -> bool:
-    try:
-        with open("/proc/device-tree/model", encoding="ascii", errors="replace") as file:
-            return "Raspberry Pi" in file.read()
-    except OSError:
-        return False
-
-
-def default_backend() -> str:
-    """The real hardware on a Raspberry Pi, the emulator window where there is a display, else the terminal."""
-    if is_raspberry_pi():
-        return "gpio"
-    from unit.backends.emulator import has_display
-
-    return "emulator" if has_display() else "terminal"
-
-
-DEFAULT_PI_STATE_DIR = "/var/lib/monopoly-city"
-
-
 def cmd_run(args: argparse.Namespace) -> int:
-    import random
-    import signal
-
-    from unit.app.notify import Notifier
-    from unit.app.persist import GameStore
-    from unit.app.runtime import Runtime
-    from unit.app.settings import SettingsStore, user_config_dir
-    from unit.app.trace import TraceWriter
-    from unit.core import Unit
+    from unit.app import launch
 
     _configure_logging(args.verbose)
     scenario = None
@@ -87,79 +60,28 @@ def cmd_run(args: argparse.Namespace) -> int:
 
         scenario = scenarios.load(args.script)
     config = _load_config(args, (scenario.config, f"{scenario.source}: config") if scenario else (None, ""))
-    backend_name = args.backend or default_backend()
-    pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
-    state_dir = args.state_dir
-    if state_dir is None and backend_name == "gpio" and pins == "lgpio":
-        state_dir = DEFAULT_PI_STATE_DIR
-    elif state_dir is None and backend_name == "emulator" and not scenario:
-        state_dir = str(user_config_dir())  # a laptop: the settings menu's choices are kept there
-    # Absolute paths now: importing lgpio may chdir() the whole process (to $LG_WD).
-    state_dir = os.path.abspath(state_dir) if state_dir else None
-    factory = config  # what « factory settings » in the menu restores: --config without the menu's choices
-    settings = SettingsStore(state_dir) if state_dir else None
-    if settings is not None:
-        config = settings.apply(config)
-    steps = scenario.steps(config) if scenario else None
-    seed = args.seed if args.seed is not None else (scenario.seed if scenario else None)
-    if backend_name == "terminal" and args.trace == "-":
-        raise UserError("--trace -", Text("cli.terminal_owns_stdout"))
-    trace_file = None
-    if args.trace:
-        trace_file = sys.stdout if args.trace == "-" else _open_for_writing(args.trace, "trace")
-    trace = TraceWriter(trace_file, config.language, flush=True, name=args.trace) if trace_file else None
-    if args.frames:
-        args.frames = os.path.abspath(args.frames)
-        _make_folder(args.frames, "frames")
-    if args.screenshot:
-        args.screenshot = os.path.abspath(args.screenshot)
-    backend = _make_backend(backend_name, config, args, pins, trace)
-    link = None
-    if state_dir:  # the phone companion's socket (monopoly-city serve) lives in the state folder
-        from unit.app.link import Link
-
-        link = Link(state_dir, config.language, trace=trace)
-    runtime = Runtime(
-        Unit(config, random.Random(seed), factory=factory),
-        backend,
-        trace=cast(TraceWriter, link) if link is not None else trace,  # the link writes the trace on, and more
-        script=steps,
-        until=scenario.until if scenario else None,
-        store=GameStore(state_dir) if state_dir else None,
-        notifier=Notifier(),
-        settings=settings,
+    request = launch.Request(
+        backend=args.backend,
+        pins=args.pins,
+        state_dir=args.state_dir,
+        seed=args.seed,
+        trace=args.trace,
+        frames=args.frames,
+        screenshot=args.screenshot,
     )
-    signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
-    if backend_name == "headless" and not args.script:  # say why nothing happens
-        words = i18n.words(config.language)
-        print(f"monopoly-city: {words('cli.headless_waits')}", file=sys.stderr, flush=True)
-    if link is not None:
-        link.attach(runtime)
-        link.start()
-    try:
-        runtime.run()
-    finally:
-        if link is not None:
-            link.close()
-        if trace_file not in (None, sys.stdout):
-            try:
-                trace_file.close()
-            except OSError:
-                pass  # already reported once by the trace writer
-    # A shutdown that failed (no polkit, say) must not leave the unit ended on « ARRÊT… »: exit 1 and
-    # systemd (Restart=on-failure) starts it again, switched off and ready.
-    return 1 if getattr(backend, "shutdown_failed", False) else 0
+    return launch.run(config, request, scenario)
 
 
 def cmd_selftest(args: argparse.Namespace) -> int:
     from unit.app import selftest
+    from unit.app.launch import default_pins
     from unit.backends.gpio import open_dummy, open_oled, pin_factory
 
     layers = [configuration.load_file(args.config)] if args.config else []
     if args.lang:
         layers.append(({"language": args.lang}, "--lang"))
     config = configuration.load(*layers)
-    pins = args.pins or ("lgpio" if is_raspberry_pi() else "mock")
+    pins = args.pins or default_pins()
     factory = pin_factory(pins)
     test = selftest.SelfTest(
         config,
@@ -184,6 +106,8 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UserError(
             "serve", f"the phone companion needs the web extra ({error.name} is missing): pip install -e '.[web]'"
         ) from None
+    from unit.app.launch import is_raspberry_pi
+
     _configure_logging(args.verbose)
     state_dir = args.state_dir or (DEFAULT_PI_STATE_DIR if is_raspberry_pi() else None)
     state_dir = os.path.abspath(state_dir) if state_dir else None
@@ -192,57 +116,35 @@ def cmd_serve(args: argparse.Namespace) -> int:
     return 0
 
 
-def _make_backend(name: str, config: configuration.Config, args: argparse.Namespace, pins: str, trace):
-    if name == "gpio":
-        from unit.backends.gpio import Gpio
-
-        return Gpio(config, pins=pins, shutdown_command=config.power.shutdown_command, trace=trace)
-    if name == "headless":
-        from unit.backends.headless import Headless
-
-        return Headless(config.language, frames=args.frames)
-    if name == "terminal":
-        from unit.backends.terminal import Terminal
-
-        return Terminal(config)
-    if name == "emulator":
-        from unit.backends.emulator import Emulator, has_display
-
-        if not has_display():
-            raise UserError(
-                "run",
-                Text("cli.no_display"),
-            )
-        try:
-            import pygame  # noqa: F401
-        except ImportError:
-            raise UserError("run", Text("cli.no_pygame")) from None
-        return Emulator(config, screenshot=args.screenshot)
-    raise UserError("run", Text("cli.unknown_backend", name=repr(name)))
-
-
-def _open_for_writing(path: str, what: str):
-    try:
-        return open(path, "w", encoding="utf-8")
-    except OSError as exc:
-        raise UserError(path, Text("cli.cannot_write", what=Text(f"cli.{what}"), why=exc.strerror or exc)) from None
-
-
-def _make_folder(path: str, what: str) -> None:
-    try:
-        os.makedirs(path, exist_ok=True)
-    except FileExistsError:
-        raise UserError(path, Text("cli.not_a_folder", what=Text(f"cli.{what}"))) from None
-    except OSError as exc:
-        raise UserError(
-            path, Text("cli.cannot_create_folder", what=Text(f"cli.{what}"), why=exc.strerror or exc)
-        ) from None
-
-
 def _configure_logging(verbose: bool) -> None:
     import logging
 
     logging.basicConfig(level=logging.INFO if verbose else logging.WARNING, format="monopoly-city: %(message)s")
+
+
+def _columns() -> int:
+    """The terminal's width, as ``shutil.get_terminal_size()`` says it, without importing shutil at every start.
+
+    argparse makes a help formatter for each option it adds, and its formatter asks shutil (1.5 ms of
+    CPU here, 15 ms on a tenth of one core, for a help that is rarely printed).
+    """
+    try:
+        columns = int(os.environ.get("COLUMNS", "0"))
+    except ValueError:
+        columns = 0
+    if columns > 0:
+        return columns
+    try:
+        return os.get_terminal_size(sys.__stdout__.fileno()).columns or 80  # type: ignore[union-attr]
+    except (AttributeError, ValueError, OSError):  # no stdout (None), closed, or not a terminal
+        return 80
+
+
+class Formatter(argparse.HelpFormatter):
+    """argparse's help formatter, as wide as the terminal (:func:`_columns`)."""
+
+    def __init__(self, prog: str) -> None:
+        super().__init__(prog, width=_columns() - 2)  # as argparse leaves two columns free
 
 
 class Parser(argparse.ArgumentParser):
@@ -253,6 +155,10 @@ class Parser(argparse.ArgumentParser):
     """
 
     language = i18n.REFERENCE  # read from the command line before parsing (--lang), see main()
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("formatter_class", Formatter)  # the subcommands' parsers too
+        super().__init__(*args, **kwargs)
 
     def error(self, message: str) -> NoReturn:
         words = i18n.words(self.language)
@@ -327,7 +233,7 @@ def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
     )
     run.add_argument(
         "--backend",
-        choices=["emulator", "headless", "gpio", "terminal"],
+        choices=backends.names(),
         help="default: gpio on a Raspberry Pi, emulator where there is a display, terminal elsewhere",
     )
     run.add_argument(
@@ -398,14 +304,17 @@ def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
     return parser
 
 
-def _with_language(handler):
+Handler = Callable[[argparse.Namespace, str], int]
+
+
+def _with_language(handler: Handler) -> Callable[[argparse.Namespace], int]:
     """Calls a calculator command with the table's language: --lang, else --config's, else French."""
 
     def call(args: argparse.Namespace) -> int:
         config = _load_config(args) if args.config else None  # checked even when --lang wins
         language = args.lang or (config.language if config else "fr")
         stdout = sys.stdout
-        sys.stdout = _Printable(stdout)  # names come from files: no escape code reaches the terminal
+        sys.stdout = cast(TextIO, _Printable(stdout))  # names come from files: no escape code reaches the terminal
         try:
             return handler(args, language)
         finally:
@@ -436,13 +345,13 @@ def flag_name(argument: str) -> str:
 class _Printable:
     """A text stream that escapes control and invisible characters (keeping newlines and tabs)."""
 
-    def __init__(self, stream):
+    def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
         return self._stream.write(escape(text, keep="\n\t"))
 
-    def __getattr__(self, name: str):
+    def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
 
 

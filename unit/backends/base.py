@@ -8,6 +8,8 @@ kind of hardware.
 from __future__ import annotations
 
 from collections.abc import Callable
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, Protocol
 
 from unit.core import views
 from unit.core.events import DisplayChanged, Event, LedChanged, LedMode, SoundPlayed
@@ -22,6 +24,29 @@ class Stop:
 
 STOP = Stop()
 Post = Callable[[Event | Stop], None]
+
+
+if TYPE_CHECKING:  # a type only: not made at every start
+
+    class RecordSink(Protocol):
+        """Where a backend writes records of its own (the gpio backend's mock pin changes): the trace."""
+
+        def write_record(self, obj: dict[str, Any]) -> None: ...
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What the launch decided for a backend: the registry's factories (:mod:`unit.backends`) take it.
+
+    Each backend reads what concerns it; the gpiozero pin factory is made by the launch, never looked up
+    by the backend (tests pass a ``MockFactory``).
+    """
+
+    config: Config
+    trace: RecordSink | None = None  # gpio on mock pins: the LED and buzzer pin changes
+    pin_factory: Any = None  # gpio: gpiozero's pin factory (lgpio on a Pi, mock elsewhere)
+    frames: str | None = None  # headless: a folder for one PNG per distinct frame
+    screenshot: str | None = None  # emulator: the window saved there when it closes
 
 
 class Backend:

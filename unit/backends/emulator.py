@@ -17,6 +17,7 @@ import math
 import os
 import sys
 from array import array
+from collections.abc import Iterable
 from importlib import resources
 from typing import Any
 
@@ -24,7 +25,7 @@ from luma.core.device import dummy
 
 from unit import i18n
 from unit.backends import oled as screen
-from unit.backends.base import STOP, DrawnLed
+from unit.backends.base import STOP, Clock, DrawnLed, Post
 from unit.backends.oled import CONTRAST, DIMMED
 from unit.core import (
     Button,
@@ -89,7 +90,7 @@ def has_display() -> bool:
     return bool(os.environ.get("DISPLAY") or os.environ.get("WAYLAND_DISPLAY"))
 
 
-def square_wave(tones, rate: int, channels: int, volume: float = 0.25) -> bytes:
+def square_wave(tones: Iterable[tuple[float, float]], rate: int, channels: int, volume: float = 0.25) -> bytes:
     """16-bit samples for ``(Hz, ms)`` tones, built with the stdlib: pygame.sndarray needs numpy."""
     amplitude = int(32767 * volume)
     samples = array("h")
@@ -130,7 +131,7 @@ class Emulator(DrawnLed):
 
     # --- opening and closing ------------------------------------------------------------------
 
-    def open(self, post, clock) -> None:
+    def open(self, post: Post, clock: Clock) -> None:
         super().open(post, clock)
         import pygame
 
@@ -183,7 +184,7 @@ class Emulator(DrawnLed):
         for event in events:
             self.handle(event)
 
-    def handle(self, event) -> None:
+    def handle(self, event: Any) -> None:
         """Translate one pygame event into the unit's inputs."""
         pg = self.pg
         if event.type == pg.QUIT:

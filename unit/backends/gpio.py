@@ -26,15 +26,16 @@ import sys
 import threading
 import time
 import types
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from unit.backends.base import Backend
+from unit.backends.base import Backend, Clock, Post
 from unit.core import (
     BUTTONS,
     Button,
     Config,
     DisplayChanged,
+    Event,
     LedChanged,
     LedMode,
     Pressed,
@@ -44,16 +45,18 @@ from unit.core import (
     views,
 )
 from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl, Volume
+from unit.core.sounds import Tones
 from unit.errors import HardwareError
 
 if TYPE_CHECKING:
     from unit.backends import oled as screen
+    from unit.backends.base import RecordSink
 
 log = logging.getLogger(__name__)
 
 
 @contextlib.contextmanager
-def _no_entry_points_import():
+def _no_entry_points_import() -> Iterator[None]:
     """Import gpiozero without ``importlib.metadata`` (8 ms of CPU here: 80 ms on a tenth of one core).
 
     gpiozero imports it only to find pin factories and mock pin classes by name (entry points),
@@ -65,7 +68,7 @@ def _no_entry_points_import():
         yield  # already paid for (tests, or the backport in use): nothing to save
         return
 
-    def entry_points(**selection):
+    def entry_points(**selection: Any) -> Any:
         from importlib.metadata import entry_points
 
         return entry_points(**selection)
@@ -80,13 +83,17 @@ def _no_entry_points_import():
             del sys.modules["importlib_metadata"]
 
 
-def pin_factory(kind: str, on_output_change: Callable | None = None):
-    """gpiozero's pin factory for ``kind`` (``lgpio`` or ``mock``), made explicitly."""
+def pin_factory(kind: str, on_output_change: Callable[[Any], None] | None = None) -> Any:
+    """gpiozero's pin factory for ``kind`` (``lgpio`` or ``mock``), made explicitly (by the launch, not the backend).
+
+    The mock factory's output pins call its ``on_output_change`` (settable: the gpio backend sets it to
+    trace them) with the pin, each time what the backend drives on them changes.
+    """
     if kind == "mock":
         with _no_entry_points_import():
             from gpiozero.pins.mock import MockFactory, MockPWMPin
 
-        class TracedPin(MockPWMPin):
+        class TracedPin(MockPWMPin):  # type: ignore[misc]
             """A mock PWM pin that reports what the backend drives on it (for the trace).
 
             MockPin keeps every change in ``states`` for tests; a unit running for hours on mock pins
@@ -95,21 +102,28 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
 
             HISTORY = 1_000
 
-            def _change_state(self, value):
-                changed = super()._change_state(value)
+            def _change_state(self, value: float) -> bool:
+                changed: bool = super()._change_state(value)
                 if len(self.states) > self.HISTORY:
                     del self.states[: -self.HISTORY // 2]
-                if changed and self._function == "output" and on_output_change is not None:
-                    on_output_change(self)
+                if changed and self._function == "output":
+                    self._report()
                 return changed
 
-            def _set_frequency(self, value):
+            def _set_frequency(self, value: float | None) -> None:
                 before = self._frequency
                 super()._set_frequency(value)
-                if value != before and on_output_change is not None:
-                    on_output_change(self)
+                if value != before:
+                    self._report()
 
-        return MockFactory(pin_class=TracedPin)
+            def _report(self) -> None:
+                report = getattr(self.factory, "on_output_change", None)
+                if report is not None:
+                    report(self)
+
+        factory = MockFactory(pin_class=TracedPin)
+        factory.on_output_change = on_output_change
+        return factory
     if kind == "lgpio":
         # Importing lgpio makes a FIFO in the current folder, or in $LG_WD after chdir()ing there:
         # give it a writable folder of its own rather than whatever folder the command was run from.
@@ -136,7 +150,13 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
     raise ValueError(f"unknown pin factory {kind!r}")
 
 
-def open_oled(settings: DisplaySettings):
+def is_mock(factory: object) -> bool:
+    """Whether ``factory`` is gpiozero's mock (without importing the mock module on a Pi: unused, not loaded)."""
+    mock = sys.modules.get("gpiozero.pins.mock")
+    return mock is not None and isinstance(factory, mock.MockFactory)
+
+
+def open_oled(settings: DisplaySettings) -> Any:
     """The real OLED on I2C (luma.oled's ssd1306 or sh1106)."""
     from luma.core.interface.serial import i2c
     from luma.oled.device import sh1106, ssd1306
@@ -148,7 +168,7 @@ def open_oled(settings: DisplaySettings):
     return driver(serial, width=screen.WIDTH, height=screen.HEIGHT, rotate=settings.rotate)
 
 
-def open_dummy(settings: DisplaySettings):
+def open_dummy(settings: DisplaySettings) -> Any:
     from luma.core.device import dummy
 
     from unit.backends import oled as screen
@@ -171,7 +191,7 @@ class TonePlayer:
     the next sound starts a new one.
     """
 
-    def __init__(self, buzzer, passive: bool):
+    def __init__(self, buzzer: Any, passive: bool) -> None:
         self.buzzer = buzzer
         self.passive = passive
         self.duty = 0.5  # the volume (VOLUME_DUTY); 0: silent
@@ -179,7 +199,7 @@ class TonePlayer:
         self._failing = False
         self._lock = threading.Lock()
         self._wake = threading.Event()
-        self._next: tuple | None = None
+        self._next: Tones | None = None
         self._closed = False
         self._thread = self._start()
 
@@ -188,7 +208,7 @@ class TonePlayer:
         thread.start()
         return thread
 
-    def play(self, tones) -> None:
+    def play(self, tones: Tones) -> None:
         with self._lock:
             self._next = tuple(tones)
             if not self._thread.is_alive() and not self._closed:
@@ -216,7 +236,7 @@ class TonePlayer:
                     break  # a newer sound, or closing
             self._safely(self._silence)
 
-    def _safely(self, action, *args) -> None:
+    def _safely(self, action: Callable[..., None], *args: float) -> None:
         """Run one buzzer call; an error is logged once per outage, and the sound goes on."""
         try:
             action(*args)
@@ -377,15 +397,16 @@ class Gpio(Backend):
     def __init__(
         self,
         config: Config,
+        pin_factory: Any,
         *,
-        pins: str = "mock",
-        open_display: Callable | None = None,
+        open_display: Callable[[DisplaySettings], Any] | None = None,
         shutdown_command: str | None = None,
-        trace=None,
-    ):
+        trace: RecordSink | None = None,
+    ) -> None:
         self.config = config
-        self.pins = pins
-        self.open_display = open_display or (open_dummy if pins == "mock" else open_oled)
+        self.factory = pin_factory  # the caller's (the launch, a test): made, and closed, by it
+        self.mock = is_mock(pin_factory)  # no real Pi: luma's dummy display, scripted presses on the pins
+        self.open_display = open_display or (open_dummy if self.mock else open_oled)
         self.shutdown_command = shutdown_command
         self.trace = trace  # with mock pins, LED and buzzer pin changes are traced
         self.view: views.View = views.Off()
@@ -393,10 +414,9 @@ class Gpio(Backend):
         self._ignored_until_released: set[Button] = set()
         self.worker: DisplayWorker | None = None  # the display's own thread, once open
         self._tracing_pins = False
-        self._last_pin_values: dict[str, tuple] = {}
+        self._last_pin_values: dict[str, tuple[float, float | None]] = {}
         self.shutdown_failed = False
         # Claimed by open(), released by close(): None until then, so close() is always safe.
-        self.factory: Any = None
         self.inputs: dict[Button, Any] = {}
         self.led: Any = None
         self.buzzer: Any = None
@@ -404,7 +424,7 @@ class Gpio(Backend):
 
     # --- opening ------------------------------------------------------------------------------
 
-    def open(self, post, clock) -> None:
+    def open(self, post: Post, clock: Clock) -> None:
         """Claim the pins; if anything fails halfway, release what was claimed. The display waits for ready()."""
         super().open(post, clock)
         try:
@@ -418,7 +438,7 @@ class Gpio(Backend):
     def ready(self) -> None:
         """READY=1 is sent: now the display's thread imports PIL and luma, opens the OLED and draws the
         newest view (the welcome screen, a moment after the LED and the buzzer are live)."""
-        if self.factory is not None and self.worker is None:
+        if self.led is not None and self.worker is None:
             self._open_display()
 
     def _open_devices(self) -> None:
@@ -426,7 +446,8 @@ class Gpio(Backend):
             from gpiozero import LED, Buzzer, DigitalInputDevice, TonalBuzzer
             from gpiozero.tones import Tone
 
-        self.factory = pin_factory(self.pins, self._pin_changed if self.trace is not None else None)
+        if self.trace is not None and self.mock:
+            self.factory.on_output_change = self._pin_changed  # pin_factory("mock")'s pins report to it
         pins, buzzer = self.config.pins, self.config.buzzer
         for button in BUTTONS:
             self.inputs[button] = DigitalInputDevice(
@@ -471,9 +492,9 @@ class Gpio(Backend):
             return
         self.post(Pressed(name) if down else Released(name))
 
-    def _pin_changed(self, pin) -> None:
+    def _pin_changed(self, pin: Any) -> None:
         """A mock output pin changed: trace it, on the same clock as the rest of the trace."""
-        if not self._tracing_pins:
+        if not self._tracing_pins or self.trace is None:
             return  # the devices setting their pins up
         value, hz = float(pin.state), pin.frequency
         if self._last_pin_values.get(pin.info.name) == (value, hz):
@@ -534,9 +555,9 @@ class Gpio(Backend):
         if self.worker is not None:
             self.worker.settle(language=config.language)
 
-    def inject(self, event) -> None:
+    def inject(self, event: Event) -> None:
         """Scripted inputs drive the mock pins, so the whole path from the pin edge runs."""
-        if self.pins != "mock":
+        if not self.mock:
             super().inject(event)
             return
         if isinstance(event, Switched):
@@ -554,7 +575,7 @@ class Gpio(Backend):
                 self.worker.wait_shown(2.0)  # "shutting down" on the glass before the power goes
             if self.display is not None:
                 self.display.device.persist = True  # and kept there
-            if self.pins == "mock" or not self.shutdown_command:
+            if self.mock or not self.shutdown_command:
                 log.info("shutdown requested (not on a real Pi: the program only ends)")
             else:
                 import shlex

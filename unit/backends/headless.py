@@ -13,7 +13,7 @@ from pathlib import Path
 from luma.core.device import dummy
 
 from unit.backends import oled as screen
-from unit.backends.base import Backend
+from unit.backends.base import Backend, Clock, Post
 from unit.core import Config, DisplayChanged, views
 
 log = logging.getLogger(__name__)
@@ -29,7 +29,7 @@ class Headless(Backend):
         self.saved = 0
         self._last_frame: bytes | None = None
 
-    def open(self, post, clock) -> None:
+    def open(self, post: Post, clock: Clock) -> None:
         super().open(post, clock)
         if self.frames is not None:
             self.frames.mkdir(parents=True, exist_ok=True)

@@ -1,19 +1,20 @@
-"""Drawing the views on a 128x64 one-bit OLED, with luma's ``canvas``.
+"""Drawing the views on a 128x64 one-bit OLED, with PIL, sent to a luma device.
 
 :class:`Display` draws onto any luma device: the real SSD1306/SH1106 on the
 Pi, or luma's ``dummy`` device everywhere else (the emulator, ``--frames``,
-the golden-image tests). Both go through the same ``canvas`` in mode "1", so
-what the tests see is what the OLED shows. A view is drawn only when it
-differs from the last one: a full frame costs about 93 ms of a 100 kHz I2C bus.
+the golden-image tests). Both get the same one-bit frame, so what the tests
+see is what the OLED shows. A view is drawn only when it differs from the last
+one: a full frame costs about 93 ms of a 100 kHz I2C bus. Each text is rendered
+once (:func:`lettering`): a countdown draws the same words and digits every second.
 """
 
 from __future__ import annotations
 
-from functools import cache
+from functools import cache, lru_cache
 from importlib import resources
+from typing import Any
 
 from luma.core.device import dummy
-from luma.core.render import canvas
 from PIL import Image, ImageDraw, ImageFont
 
 from unit import i18n
@@ -75,6 +76,43 @@ def fitting_size(text: str, largest: int, width: int = WIDTH - 4) -> int:
     while size > 8 and text_width(text, size) > width:
         size -= 1
     return size
+
+
+@lru_cache(maxsize=512)
+def lettering(text: str, typeface: ImageFont.FreeTypeFont, anchor: str) -> tuple[Image.Image, int, int]:
+    """``text`` rendered once in one bit, and where its top left corner goes from the anchor point.
+
+    FreeType hinting a 40-pixel number is most of the cost of a frame: a countdown draws the same words
+    and digits every second. 512 texts: a few hundred kB at most.
+    """
+    left, top, right, bottom = typeface.getbbox(text, mode="1", anchor=anchor)
+    mask = Image.new("1", (max(1, int(right - left)), max(1, int(bottom - top))))
+    ImageDraw.Draw(mask).text((-left, -top), text, font=typeface, fill=1, anchor=anchor)
+    return mask, int(left), int(top)
+
+
+class LetteredDraw(ImageDraw.ImageDraw):
+    """PIL's ``ImageDraw``, each text pasted from :func:`lettering` (the same pixels, rendered once).
+
+    Only the unit's :class:`Display` draws with it; anything it does not cache (several lines, a
+    fractional position, extra options) is drawn by PIL as before.
+    """
+
+    def text(  # type: ignore[override]
+        self,
+        xy: tuple[float, float],
+        text: str,
+        fill: str | int | None = None,
+        font: ImageFont.FreeTypeFont | None = None,
+        anchor: str | None = None,
+        **options: Any,
+    ) -> None:
+        x, y = xy
+        if options or font is None or not isinstance(text, str) or "\n" in text or x != int(x) or y != int(y):
+            super().text(xy, text, fill, font, anchor, **options)
+            return
+        mask, left, top = lettering(text, font, anchor or "la")
+        self.bitmap((int(x) + left, int(y) + top), mask, fill=fill)
 
 
 def centred(draw: ImageDraw.ImageDraw, y: int, text: str, size: int, fill: str = ON) -> None:
@@ -326,8 +364,13 @@ class Painter:
 class Display:
     """A luma device showing views; redraws only when the view (or its offset) changes."""
 
-    def __init__(self, device, language: str):
-        self.device = device
+    def __init__(self, device: Any, language: str) -> None:
+        self.device = device  # a luma device (ssd1306, sh1106, dummy)
+        # One frame painted over and over (the devices copy what they are sent): no new image each time.
+        self.frame = Image.new(device.mode, device.size)
+        self._on_frame = LetteredDraw(self.frame)
+        self.picture = Image.new("1", (WIDTH, HEIGHT))  # the picture to shift, then pasted on the frame
+        self._on_picture = LetteredDraw(self.picture)
         self.painter = Painter(language)
         self.view: views.View | None = None
         self.shift = (0, 0)
@@ -360,19 +403,22 @@ class Display:
                 self._draw()
 
     def _draw(self) -> None:
+        """Paint the view on a new frame and send it (as luma's ``canvas`` does, with :class:`LetteredDraw`)."""
         assert self.view is not None
-        with canvas(self.device) as draw:
-            if self.shift == (0, 0):
-                self.painter.paint(draw, self.view)
-                return
-            # Against burn-in: the same picture, a pixel or two further on.
-            picture = Image.new("1", (WIDTH, HEIGHT))
-            self.painter.paint(ImageDraw.Draw(picture), self.view)
-            draw.bitmap(self.shift, picture, fill=ON)
+        whole = (0, 0, WIDTH - 1, HEIGHT - 1)
+        self._on_frame.rectangle(whole, fill=OFF)
+        if self.shift == (0, 0):
+            self.painter.paint(self._on_frame, self.view)
+        else:  # against burn-in: the same picture, a pixel or two further on
+            self._on_picture.rectangle(whole, fill=OFF)
+            self.painter.paint(self._on_picture, self.view)
+            self._on_frame.bitmap(self.shift, self.picture, fill=ON)
+        self.device.display(self.frame)
 
 
 def render(view: views.View, language: str) -> Image.Image:
     """The exact 128x64 one-bit image the OLED shows for ``view``."""
     device = dummy(width=WIDTH, height=HEIGHT, mode="1")
     Display(device, language).show(view)
-    return device.image
+    image: Image.Image = device.image
+    return image

@@ -1,0 +1,60 @@
+"""The unit's Display pastes each text rendered once (oled.lettering): the same pixels as PIL drawing it.
+
+The golden images check the screens as they are; these check the cache against PIL itself, for every
+sample screen in every language (with and without the pixel shift) and for any text, size and anchor.
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+from luma.core.device import dummy
+from luma.core.render import canvas
+from PIL import Image, ImageDraw
+
+from unit import i18n
+from unit.backends import oled
+from unit.core import DisplayChanged, views
+from unit.core.settings import Brightness
+
+
+def painted_by_pil(view: views.View, language: str) -> bytes:
+    """The view painted as before the cache: PIL's own ``ImageDraw.text`` through luma's ``canvas``."""
+    device = dummy(width=oled.WIDTH, height=oled.HEIGHT, mode="1")
+    with canvas(device) as draw:
+        oled.Painter(language).paint(draw, view)
+    return bytes(device.image.tobytes())
+
+
+@pytest.mark.parametrize("language", i18n.languages())
+@pytest.mark.parametrize("name", sorted(views.SAMPLES))
+def test_every_screen_is_drawn_as_pil_draws_it(language, name):
+    view = views.SAMPLES[name]
+    assert oled.render(view, language).tobytes() == painted_by_pil(view, language)
+
+
+def test_the_shifted_picture_and_the_next_frame_start_blank():
+    device = dummy(width=oled.WIDTH, height=oled.HEIGHT, mode="1")
+    display = oled.Display(device, "fr")
+    display.show(views.Countdown(seconds_left=8, total=50, warning=True))  # a lit screen, then a dark one
+    display.adjust(DisplayChanged(Brightness.HIGH, False, (1, 1)))
+    display.show(views.TimeUp())
+    expected = Image.new("1", (oled.WIDTH, oled.HEIGHT))
+    expected.paste(Image.frombytes("1", (oled.WIDTH, oled.HEIGHT), painted_by_pil(views.TimeUp(), "fr")), (1, 1))
+    assert device.image.tobytes() == expected.tobytes()
+
+
+@given(
+    text=st.text(alphabet="AÈÉBCDEFGHIJKLMNOPQRSTUVWXYZéèàçôabcdefghijklmnopqrstuvwxyz0123456789 :·!×%/-", max_size=14),
+    size=st.integers(min_value=8, max_value=40),
+    anchor=st.sampled_from(["la", "ls", "rs", "mm", "ms", "lm"]),
+    x=st.integers(min_value=-10, max_value=140),
+    y=st.integers(min_value=-10, max_value=70),
+    ink=st.sampled_from([oled.ON, oled.OFF]),
+)
+def test_a_text_pasted_from_the_cache_is_the_text_pil_draws(text, size, anchor, x, y, ink):
+    ours, theirs = (Image.new("1", (oled.WIDTH, oled.HEIGHT), oled.OFF if ink == oled.ON else oled.ON) for _ in "ab")
+    oled.LetteredDraw(ours).text((x, y), text, font=oled.font(size), fill=ink, anchor=anchor)
+    ImageDraw.Draw(theirs).text((x, y), text, font=oled.font(size), fill=ink, anchor=anchor)
+    assert ours.tobytes() == theirs.tobytes()

@@ -1,0 +1,217 @@
+"""The composition root of ``monopoly-city run``: the unit put together from what the command line asked.
+
+``unit/cli.py`` parses the command line, reads the configuration (``--config``, ``--lang``) and says
+errors; here the parts are chosen and wired: the settings menu's file over that configuration, the saved
+game, the trace, the backend from the registry (:mod:`unit.backends`) with the gpiozero pin factory it
+drives (chosen here, never looked up by the backend), the phone link and the runtime; then the runtime
+runs, and everything is closed in the reverse order.
+
+Everything is imported where it is used: on the way to READY=1 only what the chosen backend needs is
+loaded (``tests/test_startup.py``).
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+from dataclasses import dataclass
+from typing import IO, TYPE_CHECKING, Any, cast
+
+from unit import i18n
+from unit.errors import Text, UserError
+
+if TYPE_CHECKING:
+    from unit.app.scenario import Scenario
+    from unit.app.trace import TraceWriter
+    from unit.backends.base import Backend
+    from unit.core.settings import Config
+
+#: The game in progress and the settings menu's choices on a Pi (systemd/monopoly-city-unit.service's).
+DEFAULT_PI_STATE_DIR = "/var/lib/monopoly-city"
+
+
+def is_raspberry_pi() -> bool:
+    try:
+        with open("/proc/device-tree/model", encoding="ascii", errors="replace") as file:
+            return "Raspberry Pi" in file.read()
+    except OSError:
+        return False
+
+
+def default_backend() -> str:
+    """The real hardware on a Raspberry Pi, the emulator window where there is a display, else the terminal."""
+    if is_raspberry_pi():
+        return "gpio"
+    from unit.backends.emulator import has_display
+
+    return "emulator" if has_display() else "terminal"
+
+
+def default_pins() -> str:
+    """gpiozero's pin factory: lgpio on a Raspberry Pi, the mock pins anywhere else."""
+    return "lgpio" if is_raspberry_pi() else "mock"
+
+
+@dataclass(frozen=True)
+class Request:
+    """What ``run`` was asked for besides the configuration (None: the default for this machine)."""
+
+    backend: str | None = None
+    pins: str | None = None  # gpio: lgpio or mock
+    state_dir: str | None = None
+    seed: int | None = None
+    trace: str | None = None  # a file, or - for stdout
+    frames: str | None = None  # headless
+    screenshot: str | None = None  # emulator
+
+
+class Launch:
+    """One ``run``: the parts it made (and must close), each decided once.
+
+    :meth:`run` composes and runs; the attributes stay readable afterwards (the tests look at the
+    backend, the runtime and the pin factory).
+    """
+
+    def __init__(self, config: Config, request: Request, scenario: Scenario | None = None) -> None:
+        self.config = config  # --config (and --lang, and the scenario's block): what « factory settings » restores
+        self.request = request
+        self.scenario = scenario
+        self.backend_name = request.backend or default_backend()
+        self.pins = request.pins or default_pins()
+        self.state_dir = self._state_dir()
+        self.trace_file: IO[str] | None = None
+        self.pin_factory: Any = None
+        self.backend: Backend | None = None
+
+    def _state_dir(self) -> str | None:
+        """--state-dir, else the Pi service's folder on real pins, else (the emulator on a laptop) the user's."""
+        state_dir = self.request.state_dir
+        if state_dir is None and self.backend_name == "gpio" and self.pins == "lgpio":
+            state_dir = DEFAULT_PI_STATE_DIR
+        elif state_dir is None and self.backend_name == "emulator" and not self.scenario:
+            from unit.app.settings import user_config_dir
+
+            state_dir = str(user_config_dir())  # a laptop: the settings menu's choices are kept there
+        # Absolute paths now: importing lgpio may chdir() the whole process (to $LG_WD).
+        return os.path.abspath(state_dir) if state_dir else None
+
+    def run(self) -> int:
+        """Compose the unit, run it until it stops, release everything; the exit status.
+
+        A shutdown that failed (no polkit, say) must not leave the unit ended on « ARRÊT… »: exit 1 and
+        systemd (Restart=on-failure) starts it again, switched off and ready.
+        """
+        try:
+            self._run()
+        finally:
+            self._close()
+        return 1 if getattr(self.backend, "shutdown_failed", False) else 0
+
+    def _run(self) -> None:
+        import random
+        import signal
+
+        from unit.app.notify import Notifier
+        from unit.app.persist import GameStore
+        from unit.app.runtime import Runtime
+        from unit.app.settings import SettingsStore
+        from unit.core import Unit
+
+        request, scenario, state_dir = self.request, self.scenario, self.state_dir
+        settings = SettingsStore(state_dir) if state_dir else None
+        config = settings.apply(self.config) if settings is not None else self.config
+        steps = scenario.steps(config) if scenario else None
+        seed = request.seed if request.seed is not None else (scenario.seed if scenario else None)
+        trace = self._open_trace(config.language)
+        self.backend = backend = self._make_backend(config, trace)
+        link = None
+        if state_dir:  # the phone companion's socket (monopoly-city serve) lives in the state folder
+            from unit.app.link import Link
+
+            link = Link(state_dir, config.language, trace=trace)
+        runtime = Runtime(
+            Unit(config, random.Random(seed), factory=self.config),
+            backend,
+            trace=cast("TraceWriter", link) if link is not None else trace,  # the link writes the trace on, and more
+            script=steps,
+            until=scenario.until if scenario else None,
+            store=GameStore(state_dir) if state_dir else None,
+            notifier=Notifier(),
+            settings=settings,
+        )
+        signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
+        if self.backend_name == "headless" and not scenario:  # say why nothing happens
+            words = i18n.words(config.language)
+            print(f"monopoly-city: {words('cli.headless_waits')}", file=sys.stderr, flush=True)
+        if link is not None:
+            link.attach(runtime)
+            link.start()
+        try:
+            runtime.run()
+        finally:
+            if link is not None:
+                link.close()
+
+    def _open_trace(self, language: str) -> TraceWriter | None:
+        """--trace: the JSON Lines trace, to a file or to stdout (which the terminal backend needs for itself)."""
+        name = self.request.trace
+        if self.backend_name == "terminal" and name == "-":
+            raise UserError("--trace -", Text("cli.terminal_owns_stdout"))
+        if not name:
+            return None
+        from unit.app.trace import TraceWriter
+
+        self.trace_file = sys.stdout if name == "-" else open_for_writing(name, "trace")
+        return TraceWriter(self.trace_file, language, flush=True, name=name)
+
+    def _make_backend(self, config: Config, trace: TraceWriter | None) -> Backend:
+        """The backend from the registry; for gpio, with the pin factory made here."""
+        from unit import backends
+        from unit.backends.base import Setup
+
+        request = self.request
+        frames = os.path.abspath(request.frames) if request.frames else None
+        if frames:
+            make_folder(frames, "frames")
+        screenshot = os.path.abspath(request.screenshot) if request.screenshot else None
+        if self.backend_name == "gpio":  # the launch decides the pins, the backend drives them
+            from unit.backends.gpio import pin_factory
+
+            self.pin_factory = pin_factory(self.pins)
+        setup = Setup(config, trace=trace, pin_factory=self.pin_factory, frames=frames, screenshot=screenshot)
+        return backends.create(self.backend_name, setup)
+
+    def _close(self) -> None:
+        if self.pin_factory is not None:
+            self.pin_factory.close()  # after the backend's close (in Runtime.run): every pin released
+        if self.trace_file not in (None, sys.stdout):
+            assert self.trace_file is not None
+            try:
+                self.trace_file.close()
+            except OSError:
+                pass  # already reported once by the trace writer
+
+
+def run(config: Config, request: Request, scenario: Scenario | None = None) -> int:
+    """``monopoly-city run``: compose the unit from ``config`` and ``request``, run it; the exit status."""
+    return Launch(config, request, scenario).run()
+
+
+def open_for_writing(path: str, what: str) -> IO[str]:
+    """``path`` opened for writing, or one line naming it and why not."""
+    try:
+        return open(path, "w", encoding="utf-8")
+    except OSError as exc:
+        raise UserError(path, Text("cli.cannot_write", what=Text(f"cli.{what}"), why=exc.strerror or exc)) from None
+
+
+def make_folder(path: str, what: str) -> None:
+    """Make the folder ``path`` (and its parents), or one line naming it and why not."""
+    try:
+        os.makedirs(path, exist_ok=True)
+    except FileExistsError:
+        raise UserError(path, Text("cli.not_a_folder", what=Text(f"cli.{what}"))) from None
+    except OSError as exc:
+        raise UserError(
+            path, Text("cli.cannot_create_folder", what=Text(f"cli.{what}"), why=exc.strerror or exc)
+        ) from None
