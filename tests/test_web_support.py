@@ -15,12 +15,13 @@ import time
 from pathlib import Path
 
 from unit.app import config as configuration
-from unit.app.link import SOCKET_NAME, Link
+from unit.app.link import Link
 from unit.app.runtime import Runtime
 from unit.app.scenario import Step
 from unit.app.trace import TraceWriter
 from unit.backends.headless import Headless
 from unit.core import Pressed, Released, Unit
+from unit.core.protocol import SOCKET_NAME
 
 
 class StampedTrace(TraceWriter):

@@ -12,9 +12,11 @@ core reads no file.
 
 from __future__ import annotations
 
+import dataclasses
+from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
 from unit.core.menu import MenuItem
 from unit.core.settings import BUILD_RESULTS, BuildResult
@@ -373,3 +375,140 @@ SAMPLES: dict[str, View] = {
     "summary_builds": Summary(SummaryPage.BUILDS, builds=(5, 4, 2, 3)),
     "summary_streak": Summary(SummaryPage.STREAK, longest_streak=6),
 }
+
+
+# --- the codec: a view as JSON data and back (the link's ``view``, docs/phone.en.md) ------------------
+
+
+def encode(view: View) -> dict[str, Any]:
+    """A view as plain JSON data: ``{"name": "countdown", "seconds_left": 45, "total": 50, "warning": false}``.
+
+    The name is the class's, in lower case; enums become their text, tuples lists, the phone's
+    address a mapping: what :func:`decode` takes back.
+    """
+    return {"name": type(view).__name__.lower()} | {
+        field.name: _plain(getattr(view, field.name)) for field in dataclasses.fields(view)
+    }
+
+
+def decode(data: object) -> View | None:
+    """The view :func:`encode` gave ``data`` for; None for anything else (an unknown name or field, a wrong type).
+
+    A page gets the view from another process: a view it cannot read shows as the
+    words the unit sent with it, never as an error.
+    """
+    if not isinstance(data, dict):
+        return None
+    kind = _VIEWS.get(str(data.get("name")))
+    if kind is None:
+        return None
+    readers = _FIELDS[kind]
+    values = {key: value for key, value in data.items() if key != "name"}
+    if not set(values) <= set(readers):
+        return None
+    try:
+        return kind(**{key: readers[key](value) for key, value in values.items()})
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, PhoneAddress):
+        return {"lines": list(value.lines), "qr": list(value.qr)}
+    return value
+
+
+def _int(value: object) -> int:
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError(value)
+    return value
+
+
+def _number(value: object) -> float:
+    if isinstance(value, bool) or not isinstance(value, int | float):
+        raise TypeError(value)
+    return value
+
+
+def _bool(value: object) -> bool:
+    if not isinstance(value, bool):
+        raise TypeError(value)
+    return value
+
+
+def _text(value: object) -> str:
+    if not isinstance(value, str):
+        raise TypeError(value)
+    return value
+
+
+def _texts(value: object) -> tuple[str, ...]:
+    if not isinstance(value, list | tuple):
+        raise TypeError(value)
+    return tuple(_text(item) for item in value)
+
+
+def _build_result(value: object) -> BuildResult | None:
+    if value is None:
+        return None
+    for result in BUILD_RESULTS:
+        if type(value) is type(result) and value == result:
+            return result
+    raise ValueError(value)
+
+
+def _menu_value(value: object) -> float | str | None:
+    return value if value is None or isinstance(value, str) else _number(value)
+
+
+def _address(value: object) -> PhoneAddress | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not set(value) <= {"lines", "qr"}:
+        raise TypeError(value)
+    return PhoneAddress(_texts(value["lines"]), _texts(value.get("qr", [])))
+
+
+def _optional(read: Callable[[object], Any]) -> Callable[[object], Any]:
+    return lambda value: None if value is None else read(value)
+
+
+def _enum(kind: type[StrEnum]) -> Callable[[object], Any]:
+    return lambda value: kind(_text(value))
+
+
+def _ints(value: object) -> tuple[int, ...]:
+    if not isinstance(value, list | tuple):
+        raise TypeError(value)
+    return tuple(_int(item) for item in value)
+
+
+_Reader = Callable[[object], Any]
+#: How each field of each view is read back from JSON (checked: a wrong type is refused, not drawn).
+_FIELDS: dict[type[View], dict[str, _Reader]] = {
+    Off: {},
+    Ready: {"clock": _int, "counts_down": _bool, "game_minutes": _optional(_number)},
+    Countdown: {"seconds_left": _int, "total": _number, "warning": _bool},
+    Banner: {"kind": _enum(BannerKind), "value": _int},
+    Build: {"highlight": _int, "result": _build_result, "lit": _bool},
+    TimeUp: {},
+    Shutdown: {},
+    Welcome: {"hold_seconds": _number, "phone": _bool},
+    Confirm: {},
+    Menu: {"item": _enum(MenuItem), "value": _menu_value, "position": _int, "count": _int, "done": _bool},
+    Summary: {
+        "page": _enum(SummaryPage),
+        "played": _int,
+        "sold": _int,
+        "cancelled": _int,
+        "builds": _ints,
+        "longest_streak": _int,
+    },
+    Phone: {"address": _address, "page": _enum(PhonePage)},
+    Pairing: {"code": _text},
+}
+_VIEWS: dict[str, type[View]] = {kind.__name__.lower(): kind for kind in _FIELDS}
