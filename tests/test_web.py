@@ -26,7 +26,8 @@ from test_architecture import MODULES, STDLIB, project, within  # noqa: E402
 from test_web_support import RunningUnit, serving  # noqa: E402
 
 from unit.core import views  # noqa: E402
-from unit.web.app import create_app, translate  # noqa: E402
+from unit.web.app import create_app  # noqa: E402
+from unit.web.screen import translate  # noqa: E402
 from unit.web.security import MAX_BODY, RateLimit, Signer  # noqa: E402
 
 

@@ -31,9 +31,8 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from unit import i18n
-from unit.core import views
-from unit.core.views import Ready
 from unit.web.hub import UnitHub
+from unit.web.screen import translate
 from unit.web.security import BodyLimit, RateLimit, Signer, load_secret
 from unit.web.store import Store, default_root
 
@@ -52,39 +51,6 @@ SECURITY_HEADERS = {
     "X-Frame-Options": "DENY",
     "Cache-Control": "no-store",
 }
-
-
-# --- the unit's screen in the phone's language ----------------------------------------------------
-
-
-def translate(obj: dict[str, Any], words: i18n.Words) -> dict[str, Any]:
-    """A record as a page in ``words``' language shows it: screen words, the game clock, the build.
-
-    The view comes as data (the codec beside the views, unit/core/views.py); one this service cannot read
-    keeps the unit's own words.
-    """
-    out = dict(obj)
-    screen = obj.get("screen") if obj.get("kind") == "snapshot" else obj if obj.get("kind") == "screen" else None
-    if isinstance(screen, dict):
-        view = views.decode(screen.get("view"))
-        if view is not None:
-            try:
-                text = views.describe(view, words)
-            except (KeyError, IndexError, TypeError):
-                text = screen.get("text", "")
-            if obj.get("kind") == "snapshot":
-                out["screen"] = {"text": text, "view": screen.get("view")}
-            else:
-                out["text"] = text
-            if isinstance(view, Ready) and obj.get("kind") == "screen":
-                out["clock"] = text
-    clock = views.decode(obj.get("clock")) if obj.get("kind") == "snapshot" else None
-    if isinstance(clock, Ready):
-        out["clock"] = views.describe(clock, words)
-    result = {"build": obj.get("result"), "snapshot": obj.get("build")}.get(str(obj.get("kind")))
-    if result in (1, 2, 3, "station"):
-        out["allowance"] = views.build_allowance(result, words)
-    return out
 
 
 # --- the application ------------------------------------------------------------------------------
