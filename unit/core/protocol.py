@@ -70,6 +70,21 @@ class Verb(StrEnum):
 # --- records: the unit to its clients ------------------------------------------------------------------
 
 
+_SCALARS = frozenset({str, int, float, bool})  # as they are in JSON (a StrEnum goes through _plain)
+
+
+_NAMES: dict[type, tuple[str, ...]] = {}
+
+
+def _field_names(kind: type) -> tuple[str, ...]:
+    """A record class's fields in order, ``t`` first where there is one (looked up once per class)."""
+    names = _NAMES.get(kind)
+    if names is None:
+        names = tuple(field.name for field in dataclasses.fields(kind))
+        names = _NAMES[kind] = ("t", *(n for n in names if n != "t")) if "t" in names else names
+    return names
+
+
 class _Record:
     """What every record does: its wire data, fields in order, ``t`` first and ``kind`` next.
 
@@ -80,12 +95,17 @@ class _Record:
     OPTIONAL: ClassVar[frozenset[str]] = frozenset()
 
     def data(self) -> Data:
-        values = {field.name: getattr(self, field.name) for field in dataclasses.fields(self)}  # type: ignore[arg-type]
-        out: Data = {"t": values.pop("t")} if "t" in values else {}
+        names = _field_names(type(self))
+        timed = names[0] == "t"
+        out: Data = {"t": getattr(self, "t")} if timed else {}  # noqa: B009 (not every record has t)
         out["kind"] = self.KIND.value
-        for name, value in values.items():
-            if value is not None or name not in self.OPTIONAL:
-                out[name] = _plain(value)
+        for name in names[1:] if timed else names:
+            value = getattr(self, name)
+            if value is None:
+                if name not in self.OPTIONAL:
+                    out[name] = None
+            else:
+                out[name] = value if type(value) in _SCALARS else _plain(value)
         return out
 
     def line(self) -> bytes:
@@ -300,7 +320,10 @@ def dumps(data: Data) -> str:
 
 
 def _plain(value: object) -> object:
-    """A field as JSON data: views by their codec, the snapshot's parts as mappings, tuples as lists."""
+    """A field as JSON data: enums as text, views by their codec, the snapshot's parts as mappings, tuples as
+    lists."""
+    if isinstance(value, StrEnum):
+        return value.value
     if isinstance(value, views.View):
         return views.encode(value)
     if isinstance(value, Led):
