@@ -24,9 +24,10 @@ from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, ClassVar
 
+from unit.core import jsonread as read
 from unit.core import views
 from unit.core.events import BUTTONS, Button
-from unit.core.settings import BUILD_RESULTS, BuildResult
+from unit.core.settings import BuildResult
 
 SOCKET_NAME = "unit.sock"  # in the state folder
 PHONE_LINES = 3  # addresses the web service may give for the OLED
@@ -351,27 +352,7 @@ def read_record(data: object) -> Record | None:
 
 
 def _t(data: Data) -> float:
-    return _number(data["t"])
-
-
-def _number(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(value)
-    return value
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(value)
-    return value
-
-
-def _optional_text(value: object) -> str | None:
-    return None if value is None else _text(value)
-
-
-def _flag(value: object) -> bool | None:
-    return None if value is None else bool(value)
+    return read.number(data["t"])
 
 
 def _mapping(value: object) -> Data | None:
@@ -380,16 +361,16 @@ def _mapping(value: object) -> Data | None:
     return value
 
 
-def _result(value: object) -> BuildResult:
-    for result in BUILD_RESULTS:
-        if type(value) is type(result) and value == result:
-            return result
-    raise ValueError(value)
+def _flag(value: object) -> bool | None:
+    return None if value is None else bool(value)
+
+
+_optional_text = read.optional(read.text)
 
 
 def _led(data: Mapping[str, Any]) -> Led:
     hz = data.get("hz")
-    return Led(_text(data["mode"]), None if hz is None else _number(hz))
+    return Led(read.text(data["mode"]), None if hz is None else read.number(hz))
 
 
 def _ready(data: object) -> views.Ready | None:
@@ -404,12 +385,12 @@ def _snapshot(data: Data) -> Snapshot:
     options = data.get("options")
     return Snapshot(
         unit=bool(data.get("unit", True)),
-        t=None if t is None else _number(t),
-        state=_text(data.get("state", "off")),
+        t=None if t is None else read.number(t),
+        state=read.text(data.get("state", "off")),
         led=_led(data.get("led") or {"mode": "off"}),
-        screen=Shown(_text(screen.get("text", "")), views.decode(screen.get("view"))),
+        screen=Shown(read.text(screen.get("text", "")), views.decode(screen.get("view"))),
         clock=_ready(data.get("clock")),
-        build=None if build is None else _result(build),
+        build=None if build is None else read.build_result(build),
         settings=_mapping(data.get("settings")),
         options=None if options is None else {str(k): tuple(v) for k, v in dict(options).items()},
         pairing=_optional_text(data.get("pairing")),
@@ -426,19 +407,19 @@ def _settings(data: Data) -> SettingsRecord:
 
 _READERS: dict[Kind, Callable[[Data], Record]] = {
     Kind.SNAPSHOT: _snapshot,
-    Kind.STATE: lambda d: StateRecord(_t(d), _text(d["state"])),
+    Kind.STATE: lambda d: StateRecord(_t(d), read.text(d["state"])),
     Kind.LED: lambda d: LedRecord(_t(d), *dataclasses.astuple(_led(d))),
-    Kind.SOUND: lambda d: SoundRecord(_t(d), _text(d["name"]), tuple((int(hz), int(ms)) for hz, ms in d["tones"])),
-    Kind.SCREEN: lambda d: ScreenRecord(_t(d), _text(d.get("text", "")), views.decode(d.get("view"))),
-    Kind.BUILD: lambda d: BuildRecord(_t(d), _result(d["result"])),
-    Kind.SYSTEM: lambda d: SystemRecord(_t(d), _text(d["action"])),
-    Kind.DISPLAY: lambda d: DisplayRecord(_t(d), _text(d["brightness"]), bool(d["dimmed"])),
+    Kind.SOUND: lambda d: SoundRecord(_t(d), read.text(d["name"]), tuple((int(hz), int(ms)) for hz, ms in d["tones"])),
+    Kind.SCREEN: lambda d: ScreenRecord(_t(d), read.text(d.get("text", "")), views.decode(d.get("view"))),
+    Kind.BUILD: lambda d: BuildRecord(_t(d), read.build_result(d["result"])),
+    Kind.SYSTEM: lambda d: SystemRecord(_t(d), read.text(d["action"])),
+    Kind.DISPLAY: lambda d: DisplayRecord(_t(d), read.text(d["brightness"]), bool(d["dimmed"])),
     Kind.SETTINGS: _settings,
-    Kind.RESUME: lambda d: ResumeRecord(_t(d), _number(d["elapsed"])),
+    Kind.RESUME: lambda d: ResumeRecord(_t(d), read.number(d["elapsed"])),
     Kind.NOT_RESUMED: lambda d: NotResumedRecord(
-        _t(d), _text(d["reason"]), None if d.get("off_minutes") is None else _number(d["off_minutes"])
+        _t(d), read.text(d["reason"]), None if d.get("off_minutes") is None else read.number(d["off_minutes"])
     ),
-    Kind.PAIRING: lambda d: PairingRecord(_text(d["generation"]), _flag(d.get("code_pending"))),
+    Kind.PAIRING: lambda d: PairingRecord(read.text(d["generation"]), _flag(d.get("code_pending"))),
     Kind.PAIRED: lambda d: PairedRecord(str(d.get("id", "")), d.get("ok") is True, _optional_text(d.get("generation"))),
     Kind.ERROR: lambda d: ErrorRecord(str(d.get("error", "")), _optional_text(d.get("about"))),
     Kind.UNIT: lambda d: UnitRecord(bool(d["connected"])),
@@ -462,8 +443,7 @@ class _Message:
 
 
 @dataclass(frozen=True)
-class Press(_Message):
-    VERB = Verb.PRESS
+class _ButtonMessage(_Message):
     button: Button
 
     def value(self) -> object:
@@ -471,12 +451,13 @@ class Press(_Message):
 
 
 @dataclass(frozen=True)
-class Release(_Message):
-    VERB = Verb.RELEASE
-    button: Button
+class Press(_ButtonMessage):
+    VERB = Verb.PRESS
 
-    def value(self) -> object:
-        return self.button.value
+
+@dataclass(frozen=True)
+class Release(_ButtonMessage):
+    VERB = Verb.RELEASE
 
 
 @dataclass(frozen=True)

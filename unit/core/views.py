@@ -13,11 +13,11 @@ core reads no file.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Callable
 from dataclasses import dataclass
 from enum import StrEnum
 from typing import Any, Protocol
 
+from unit.core import jsonread as read
 from unit.core.menu import MenuItem
 from unit.core.settings import BUILD_RESULTS, BuildResult
 
@@ -422,47 +422,8 @@ def _plain(value: object) -> object:
     return value
 
 
-def _int(value: object) -> int:
-    if isinstance(value, bool) or not isinstance(value, int):
-        raise TypeError(value)
-    return value
-
-
-def _number(value: object) -> float:
-    if isinstance(value, bool) or not isinstance(value, int | float):
-        raise TypeError(value)
-    return value
-
-
-def _bool(value: object) -> bool:
-    if not isinstance(value, bool):
-        raise TypeError(value)
-    return value
-
-
-def _text(value: object) -> str:
-    if not isinstance(value, str):
-        raise TypeError(value)
-    return value
-
-
-def _texts(value: object) -> tuple[str, ...]:
-    if not isinstance(value, list | tuple):
-        raise TypeError(value)
-    return tuple(_text(item) for item in value)
-
-
-def _build_result(value: object) -> BuildResult | None:
-    if value is None:
-        return None
-    for result in BUILD_RESULTS:
-        if type(value) is type(result) and value == result:
-            return result
-    raise ValueError(value)
-
-
 def _menu_value(value: object) -> float | str | None:
-    return value if value is None or isinstance(value, str) else _number(value)
+    return value if value is None or isinstance(value, str) else read.number(value)
 
 
 def _address(value: object) -> PhoneAddress | None:
@@ -470,45 +431,36 @@ def _address(value: object) -> PhoneAddress | None:
         return None
     if not isinstance(value, dict) or not set(value) <= {"lines", "qr"}:
         raise TypeError(value)
-    return PhoneAddress(_texts(value["lines"]), _texts(value.get("qr", [])))
+    return PhoneAddress(read.texts(value["lines"]), read.texts(value.get("qr", [])))
 
 
-def _optional(read: Callable[[object], Any]) -> Callable[[object], Any]:
-    return lambda value: None if value is None else read(value)
-
-
-def _enum(kind: type[StrEnum]) -> Callable[[object], Any]:
-    return lambda value: kind(_text(value))
-
-
-def _ints(value: object) -> tuple[int, ...]:
-    if not isinstance(value, list | tuple):
-        raise TypeError(value)
-    return tuple(_int(item) for item in value)
-
-
-_Reader = Callable[[object], Any]
 #: How each field of each view is read back from JSON (checked: a wrong type is refused, not drawn).
-_FIELDS: dict[type[View], dict[str, _Reader]] = {
+_FIELDS: dict[type[View], dict[str, read.Reader]] = {
     Off: {},
-    Ready: {"clock": _int, "counts_down": _bool, "game_minutes": _optional(_number)},
-    Countdown: {"seconds_left": _int, "total": _number, "warning": _bool},
-    Banner: {"kind": _enum(BannerKind), "value": _int},
-    Build: {"highlight": _int, "result": _build_result, "lit": _bool},
+    Ready: {"clock": read.integer, "counts_down": read.boolean, "game_minutes": read.optional(read.number)},
+    Countdown: {"seconds_left": read.integer, "total": read.number, "warning": read.boolean},
+    Banner: {"kind": read.enum(BannerKind), "value": read.integer},
+    Build: {"highlight": read.integer, "result": read.optional(read.build_result), "lit": read.boolean},
     TimeUp: {},
     Shutdown: {},
-    Welcome: {"hold_seconds": _number, "phone": _bool},
+    Welcome: {"hold_seconds": read.number, "phone": read.boolean},
     Confirm: {},
-    Menu: {"item": _enum(MenuItem), "value": _menu_value, "position": _int, "count": _int, "done": _bool},
-    Summary: {
-        "page": _enum(SummaryPage),
-        "played": _int,
-        "sold": _int,
-        "cancelled": _int,
-        "builds": _ints,
-        "longest_streak": _int,
+    Menu: {
+        "item": read.enum(MenuItem),
+        "value": _menu_value,
+        "position": read.integer,
+        "count": read.integer,
+        "done": read.boolean,
     },
-    Phone: {"address": _address, "page": _enum(PhonePage)},
-    Pairing: {"code": _text},
+    Summary: {
+        "page": read.enum(SummaryPage),
+        "played": read.integer,
+        "sold": read.integer,
+        "cancelled": read.integer,
+        "builds": read.integers,
+        "longest_streak": read.integer,
+    },
+    Phone: {"address": _address, "page": read.enum(PhonePage)},
+    Pairing: {"code": read.text},
 }
 _VIEWS: dict[str, type[View]] = {kind.__name__.lower(): kind for kind in _FIELDS}
