@@ -62,7 +62,7 @@ class Stamps:
     def write(self, t, outputs):
         now = time.monotonic()
         for output in outputs:
-            self.written.append((now, t, record(t, output, self.words)))
+            self.written.append((now, t, record(t, output, self.words).data()))
 
     def write_record(self, obj):
         self.written.append((time.monotonic(), obj.get("t", 0.0), obj))

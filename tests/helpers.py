@@ -27,13 +27,14 @@ from typing import Any, TypeVar
 
 from unit.app import config as configuration
 from unit.app import scenario as scenarios
-from unit.app.link import SOCKET_NAME, Link
+from unit.app.link import Link
 from unit.app.runtime import Runtime
 from unit.app.scenario import Step
 from unit.app.simulate import simulate
 from unit.app.trace import TraceWriter
 from unit.backends.headless import Headless
 from unit.core import Pressed, Released, Unit
+from unit.core.protocol import SOCKET_NAME
 
 ROOT = Path(__file__).resolve().parent.parent
 T = TypeVar("T")

@@ -11,10 +11,12 @@ import time
 import pytest
 from helpers import LinkClient, RunningUnit, wait_for
 
-from unit.app import link as links
-from unit.app.link import Link, apply_settings
+from unit.app import linkserver, pairing
+from unit.app.link import Link
+from unit.app.phone_settings import apply_settings
 from unit.app.scenario import Step
 from unit.core import Pressed, Released, Unit
+from unit.core.protocol import ScreenRecord
 from unit.errors import UserError
 
 SHORT = {"auction": {"seconds": 3, "warning_seconds": 1}}
@@ -156,11 +158,11 @@ def test_pairing_codes_are_shown_once_checked_once_and_void_after_five_mistakes(
     assert link.check_code(code)
     assert not link.check_code(code)  # one phone per code
     code = link.new_code()
-    for _ in range(links.CODE_TRIES):
+    for _ in range(pairing.CODE_TRIES):
         assert not link.check_code(wrong)
     assert not link.check_code(code)  # void after five mistakes
     code = link.new_code()
-    now[0] += links.CODE_SECONDS
+    now[0] += pairing.CODE_SECONDS
     assert not link.check_code(code)  # expired
     assert not link.check_code(None) and not link.check_code(123456)
 
@@ -197,7 +199,7 @@ def test_switching_off_forgets_the_pairings_and_a_restart_keeps_them(tmp_path):
 @pytest.mark.slow
 @pytest.mark.latency
 def test_a_client_that_never_reads_is_dropped_and_the_others_miss_nothing(tmp_path, monkeypatch):
-    monkeypatch.setattr(links, "QUEUE_SIZE", 50)
+    monkeypatch.setattr(linkserver, "QUEUE_SIZE", 50)
     link = Link(tmp_path, "fr")
     assert link.start()
     try:
@@ -210,7 +212,7 @@ def test_a_client_that_never_reads_is_dropped_and_the_others_miss_nothing(tmp_pa
         slowest = 0.0
         for n in range(3000):
             started = time.perf_counter()
-            link.publish({"t": n, "kind": "screen", "text": big})
+            link.publish(ScreenRecord(n, big))
             slowest = max(slowest, time.perf_counter() - started)
             if n % 10 == 0:
                 time.sleep(0.002)  # the reader keeps up; the stuck client does not
@@ -234,7 +236,7 @@ def test_garbage_and_oversized_messages_are_answered_not_obeyed(tmp_path):
         assert client.next("error")["error"] == "unknown message 'press'"
         client.send({"press": "auction", "release": "auction"})
         client.next("error")
-        client.sock.sendall(b"x" * (links.MAX_LINE + 10))
+        client.sock.sendall(b"x" * (linkserver.MAX_LINE + 10))
         assert "longer than" in client.next("error")["error"]
         assert client.next("closed")
         assert unit.runtime.unit.state == "off" and unit.thread.is_alive()

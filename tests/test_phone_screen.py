@@ -13,7 +13,7 @@ import pytest
 from helpers import LinkClient, RunningUnit, wait_for
 
 from unit.app import config as configuration
-from unit.app import link as links
+from unit.app import pairing
 from unit.backends.oled import render
 from unit.core import Pressed, Released, Switched, Unit, views
 from unit.core.views import SAMPLE_ADDRESS, Pairing, Phone, PhonePage, Welcome
@@ -238,7 +238,7 @@ def test_five_wrong_codes_take_it_off_the_screen(tmp_path):
         code = unit.shown_code(codes)
         wait_for(lambda: unit.runtime.unit.view == Pairing(code))
         wrong = "000000" if code != "000000" else "111111"
-        for n in range(links.CODE_TRIES):
+        for n in range(pairing.CODE_TRIES):
             client.send({"pair": {"code": wrong, "id": str(n)}})
             client.next("paired")
         wait_for(lambda: isinstance(unit.runtime.unit.view, Welcome))

@@ -13,7 +13,7 @@ from helpers import simulate_records, wait_for
 
 from unit.app import config as configuration
 from unit.app import scenario as scenarios
-from unit.app.runtime import Runtime
+from unit.app.runtime import Job, Runtime
 from unit.app.trace import TraceWriter
 from unit.backends.base import Backend
 from unit.backends.headless import Headless
@@ -130,7 +130,7 @@ def test_emulator_without_a_display_says_what_to_do(monkeypatch, capsys):
 def test_a_setting_changed_just_before_a_deadline_is_written_after_it_never_on_the_timing_path(tmp_path):
     """A phone may change a setting mid-auction: settings.json waits for a moment clear of the core's deadlines."""
     from unit.app import runtime as runtimes
-    from unit.app.link import apply_settings
+    from unit.app.phone_settings import apply_settings
     from unit.app.settings import SettingsStore
 
     writes: list[tuple[float, float | None]] = []
@@ -152,7 +152,7 @@ def test_a_setting_changed_just_before_a_deadline_is_written_after_it_never_on_t
         deadline = runtime.unit.next_deadline()
         assert deadline is not None
         time.sleep(max(0.0, deadline - runtime.clock() - 0.03))  # 30 ms before the next second of the countdown
-        runtime.post(lambda at: apply_settings(runtime, {"game.minutes": 90}, at))
+        runtime.post(Job("settings", lambda at: apply_settings(runtime, {"game.minutes": 90}, at)))
         wait_for(lambda: writes, what="the setting to be written")
     finally:
         runtime.stop()
@@ -164,12 +164,12 @@ def test_a_setting_changed_just_before_a_deadline_is_written_after_it_never_on_t
 
 
 def test_a_setting_changed_as_the_unit_stops_is_not_lost(tmp_path):
-    from unit.app.link import apply_settings
+    from unit.app.phone_settings import apply_settings
     from unit.app.settings import SettingsStore
 
     config = configuration.load()
     runtime = Runtime(Unit(config), Backend(), settings=SettingsStore(tmp_path))
-    runtime.post(lambda at: apply_settings(runtime, {"language": "en"}, at))
+    runtime.post(Job("settings", lambda at: apply_settings(runtime, {"language": "en"}, at)))
     runtime.stop()
     runtime.run()
     assert SettingsStore(tmp_path).apply(configuration.load()).language == "en"

@@ -13,7 +13,7 @@ import sys
 from pathlib import Path
 
 from unit.app import config as configuration
-from unit.app.link import PAIRING_FILE
+from unit.app.pairing import PAIRING_FILE
 from unit.app.runtime import Runtime
 from unit.backends.gpio import Gpio, pin_factory
 from unit.core import Unit, views

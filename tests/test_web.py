@@ -135,14 +135,13 @@ def test_translate_puts_the_screen_in_the_phone_language():
 
 @pytest.mark.parametrize("name", sorted(set(views.SAMPLES) - {"off"}))
 def test_every_screen_the_link_sends_is_put_in_the_phone_s_language(name):
-    """The link sends a view as data (unit/app/link.py view_data): the page says it in its own language."""
+    """The link sends a view as data (the codec in unit/core/views.py): the page says it in its own language."""
     from unit import i18n
-    from unit.app.link import view_data
 
     view = views.SAMPLES[name]
     if isinstance(view, views.Pairing):
         view = views.Pairing("")  # the link never sends the code
-    data = json.loads(json.dumps(view_data(view)))
+    data = json.loads(json.dumps(views.encode(view)))
     record = {"kind": "screen", "text": views.describe(view, i18n.words("fr")), "view": data}
     assert translate(record, i18n.words("en"))["text"] == views.describe(view, i18n.words("en"))
 

@@ -15,7 +15,7 @@ from __future__ import annotations
 import os
 import sys
 from dataclasses import dataclass
-from typing import IO, TYPE_CHECKING, Any, cast
+from typing import IO, TYPE_CHECKING, Any
 
 from unit import i18n
 from unit.errors import Text, UserError
@@ -132,7 +132,7 @@ class Launch:
         runtime = Runtime(
             Unit(config, random.Random(seed), factory=self.config),
             backend,
-            trace=cast("TraceWriter", link) if link is not None else trace,  # the link writes the trace on, and more
+            trace=link if link is not None else trace,  # the link writes the trace on, and more
             script=steps,
             until=scenario.until if scenario else None,
             store=GameStore(state_dir) if state_dir else None,

@@ -17,12 +17,14 @@ from __future__ import annotations
 import logging
 import queue
 import time
+from collections.abc import Callable
+from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from unit.app.notify import Notifier
 from unit.app.persist import GameStore
 from unit.app.settings import SettingsStore
-from unit.app.trace import TraceWriter
+from unit.app.trace import TraceSink, write_typed
 from unit.backends.base import STOP, Backend, Clock, Stop
 from unit.core import (
     DisplayChanged,
@@ -37,6 +39,7 @@ from unit.core import (
     Unit,
 )
 from unit.core.evening import Tally
+from unit.core.protocol import NotResumedRecord, ResumeRecord
 
 if TYPE_CHECKING:
     from unit.app.scenario import Step  # scenarios are read by the commands that play one
@@ -49,6 +52,18 @@ SAVE_EVERY = 5.0
 #: A save (the game's, or the settings') waits until no core deadline is this close: the SD card must
 #: not delay the LED.
 SAVE_CLEARANCE = 0.1
+
+
+@dataclass(frozen=True)
+class Job:
+    """Work another thread hands to the loop, to run there with the input's time (the loop is the core's
+    only caller): a phone's settings, a pairing code to show. ``what`` names it in the log if it fails."""
+
+    what: str
+    run: Callable[[float], None]
+
+
+Input = Event | Stop | Job
 
 
 class Runtime:
@@ -66,7 +81,7 @@ class Runtime:
         backend: Backend,
         *,
         clock: Clock = time.monotonic,
-        trace: TraceWriter | None = None,
+        trace: TraceSink | None = None,
         script: list[Step] | None = None,
         until: float | None = None,
         store: GameStore | None = None,
@@ -82,7 +97,7 @@ class Runtime:
         self.store = store
         self.settings = settings  # where the settings menu's choices are saved
         self.notifier = notifier if notifier is not None else Notifier({})
-        self.inputs: queue.SimpleQueue[tuple[float, Event | Stop]] = queue.SimpleQueue()
+        self.inputs: queue.SimpleQueue[tuple[float, Input]] = queue.SimpleQueue()
         self.start = 0.0
         self._next_save: float | None = None
         self._settings_due: SettingsChanged | None = None  # a choice not yet written (the newest wins)
@@ -93,8 +108,8 @@ class Runtime:
 
     # --- inputs, from any thread ------------------------------------------------------------
 
-    def post(self, event: Event | Stop) -> None:
-        """Enqueue an input, stamped with the time it happened. Safe from any thread."""
+    def post(self, event: Input) -> None:
+        """Enqueue an input (or a :class:`Job`), stamped with the time it happened. Safe from any thread."""
         self.inputs.put((self.clock(), event))
 
     def stop(self) -> None:
@@ -155,13 +170,12 @@ class Runtime:
                 )
             if self.trace is not None:
                 minutes = None if off is None else round(off / 60, 1)
-                record = {"t": 0.0, "kind": "not_resumed", "reason": why, "off_minutes": minutes}
-                self.trace.write_record(record)
+                write_typed(self.trace, NotResumedRecord(0.0, why, minutes))
             self.store.clear()
             return False
         log.warning("resuming the game: %.0f s already played", played)
         if self.trace is not None:
-            self.trace.write_record({"t": 0.0, "kind": "resume", "elapsed": round(played, 3)})
+            write_typed(self.trace, ResumeRecord(0.0, round(played, 3)))
         tally = Tally.from_dict(saved.counts)
         self.apply(self.start, self.unit.power_on(self.start, played=played, tally=tally))
         return True
@@ -187,8 +201,8 @@ class Runtime:
             if isinstance(event, Stop):
                 self.stopped = True
                 return
-            if callable(event):  # work another thread hands to the loop (the web link's settings)
-                event(at)
+            if isinstance(event, Job):
+                self._run(event, at)
                 continue
             self.apply(at, self.unit.handle(event, at))
         now = self.clock()
@@ -212,9 +226,16 @@ class Runtime:
             self._next_ping = now + (self.notifier.watchdog_interval or 0.0)
         self.backend.tick(now)
 
-    def _wait(self, timeout: float | None) -> list[tuple[float, Event | Stop]]:
+    def _run(self, job: Job, at: float) -> None:
+        """Run a job on the loop; a bug in it is logged, it must not stop the unit."""
+        try:
+            job.run(at)
+        except Exception:
+            log.exception("a job on the loop failed: %s", job.what)
+
+    def _wait(self, timeout: float | None) -> list[tuple[float, Input]]:
         """Inputs that arrive within ``timeout`` seconds (all that are queued, at least one if any)."""
-        got: list[tuple[float, Event | Stop]] = []
+        got: list[tuple[float, Input]] = []
         if self._pumps:
             # The window's events are posted to the queue meanwhile; a queued input must not wait.
             self.backend.wait(0.0 if not self.inputs.empty() else timeout)

@@ -7,11 +7,10 @@ line.
 
 from __future__ import annotations
 
-import json
 import logging
 import threading
 from collections.abc import Iterable
-from typing import IO
+from typing import IO, Any, Protocol
 
 from unit import i18n
 from unit.core import (
@@ -26,36 +25,64 @@ from unit.core import (
     SystemRequested,
     views,
 )
+from unit.core.protocol import (
+    BuildRecord,
+    DisplayRecord,
+    LedRecord,
+    Record,
+    ScreenRecord,
+    SettingsRecord,
+    SoundRecord,
+    StateRecord,
+    SystemRecord,
+    dumps,
+)
 from unit.errors import Text, UserError
 
 log = logging.getLogger(__name__)
 
+#: The records a core output makes (docs/simulate.md; the same objects go to the phones, unit/core/protocol.py).
+OutputRecord = (
+    StateRecord | LedRecord | SoundRecord | ScreenRecord | BuildRecord | SystemRecord | DisplayRecord | SettingsRecord
+)
 
-def record(t: float, output: Output, words: views.Words) -> dict:
-    """The trace object for one core output at time ``t`` (seconds)."""
-    head = {"t": round(float(t), 3)}
+
+class TraceSink(Protocol):
+    """Where the runtime writes its trace: the ``--trace`` file's :class:`TraceWriter`, or the phone link."""
+
+    def write(self, t: float, outputs: Iterable[Output]) -> None:
+        """The core's outputs at ``t`` seconds since the start."""
+
+    def write_record(self, obj: dict[str, Any]) -> None:
+        """A record the runtime or a backend makes itself (``resume``, a mock pin's ``pin``), as JSON data."""
+
+
+def record(t: float, output: Output, words: views.Words) -> OutputRecord:
+    """The trace record for one core output at time ``t`` (seconds)."""
+    t = round(float(t), 3)
     match output:
         case StateChanged(state=state):
-            return head | {"kind": "state", "state": state}
+            return StateRecord(t, state)
         case LedChanged(mode=mode, hz=hz):
-            return head | {"kind": "led", "mode": mode} | ({"hz": hz} if mode == "blink" else {})
+            return LedRecord(t, mode, hz if mode == "blink" else None)
         case SoundPlayed(name=name):
-            return head | {"kind": "sound", "name": name, "tones": [list(tone) for tone in output.tones]}
+            return SoundRecord(t, name, tuple((hz, ms) for hz, ms in output.tones))
         case ScreenChanged(view=view):
-            return head | {"kind": "screen", "text": views.describe(view, words)}
+            return ScreenRecord(t, views.describe(view, words))
         case BuildDrawn(result=result):
-            return head | {"kind": "build", "result": result}
+            return BuildRecord(t, result)
         case SystemRequested(action=action):
-            return head | {"kind": "system", "action": action}
+            return SystemRecord(t, action)
         case DisplayChanged(brightness=brightness, dimmed=dimmed):
-            return head | {"kind": "display", "brightness": brightness, "dimmed": dimmed}
+            return DisplayRecord(t, brightness, dimmed)
         case SettingsChanged(choices=choices, reset=reset):
-            return head | {"kind": "settings", "values": choices.layer(), "reset": reset}
+            return SettingsRecord(t, choices.layer(), reset)
     raise TypeError(f"not a core output: {output!r}")
 
 
-def dumps(obj: dict) -> str:
-    return json.dumps(obj, ensure_ascii=False)
+def write_typed(sink: TraceSink, item: Record) -> None:
+    """Write a typed record to any sink (a sink takes JSON data: the backends' ``pin`` records are not typed)."""
+    sink.write_record(item.data())
 
 
 class TraceWriter:
@@ -79,28 +106,28 @@ class TraceWriter:
         self.name = name  # where the trace goes, for the error line
         self.dropped = 0  # lines not written since the stream failed
         self._last_text: str | None = None
-        self._last_display: tuple | None = None
+        self._last_display: tuple[str, bool] | None = None
         self._lock = threading.Lock()  # pin changes are traced from gpiozero's threads
 
     def write(self, t: float, outputs: Iterable[Output]) -> None:
         for output in outputs:
-            obj = record(t, output, self.words)
-            if obj["kind"] == "screen":
-                if obj["text"] == self._last_text:
+            item = record(t, output, self.words)
+            if isinstance(item, ScreenRecord):
+                if item.text == self._last_text:
                     continue
-                self._last_text = obj["text"]
-            elif obj["kind"] == "display":
+                self._last_text = item.text
+            elif isinstance(item, DisplayRecord):
                 if self._last_display is None:  # the screen starts lit at the configured brightness
-                    self._last_display = (obj["brightness"], False)
-                if (obj["brightness"], obj["dimmed"]) == self._last_display:
+                    self._last_display = (item.brightness, False)
+                if (item.brightness, item.dimmed) == self._last_display:
                     continue  # only the pixel shift changed
-                self._last_display = (obj["brightness"], obj["dimmed"])
-            self.write_record(obj)
+                self._last_display = (item.brightness, item.dimmed)
+            self.write_record(item.data())
             if isinstance(output, SettingsChanged) and output.choices.language != self.language:
                 self.language = output.choices.language
                 self.words = i18n.words(self.language)
 
-    def write_record(self, obj: dict) -> None:
+    def write_record(self, obj: dict[str, Any]) -> None:
         line = dumps(obj) + "\n"
         with self._lock:
             if self.dropped:

@@ -12,10 +12,12 @@ core reads no file.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from enum import StrEnum
-from typing import Protocol
+from typing import Any, Protocol
 
+from unit.core import jsonread as read
 from unit.core.menu import MenuItem
 from unit.core.settings import BUILD_RESULTS, BuildResult
 
@@ -373,3 +375,92 @@ SAMPLES: dict[str, View] = {
     "summary_builds": Summary(SummaryPage.BUILDS, builds=(5, 4, 2, 3)),
     "summary_streak": Summary(SummaryPage.STREAK, longest_streak=6),
 }
+
+
+# --- the codec: a view as JSON data and back (the link's ``view``, docs/phone.en.md) ------------------
+
+
+def encode(view: View) -> dict[str, Any]:
+    """A view as plain JSON data: ``{"name": "countdown", "seconds_left": 45, "total": 50, "warning": false}``.
+
+    The name is the class's, in lower case; enums become their text, tuples lists, the phone's
+    address a mapping: what :func:`decode` takes back.
+    """
+    return {"name": type(view).__name__.lower()} | {
+        field.name: _plain(getattr(view, field.name)) for field in dataclasses.fields(view)
+    }
+
+
+def decode(data: object) -> View | None:
+    """The view :func:`encode` gave ``data`` for; None for anything else (an unknown name or field, a wrong type).
+
+    A page gets the view from another process: a view it cannot read shows as the
+    words the unit sent with it, never as an error.
+    """
+    if not isinstance(data, dict):
+        return None
+    kind = _VIEWS.get(str(data.get("name")))
+    if kind is None:
+        return None
+    readers = _FIELDS[kind]
+    values = {key: value for key, value in data.items() if key != "name"}
+    if not set(values) <= set(readers):
+        return None
+    try:
+        return kind(**{key: readers[key](value) for key, value in values.items()})
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def _plain(value: object) -> object:
+    if isinstance(value, StrEnum):
+        return value.value
+    if isinstance(value, tuple):
+        return [_plain(item) for item in value]
+    if isinstance(value, PhoneAddress):
+        return {"lines": list(value.lines), "qr": list(value.qr)}
+    return value
+
+
+def _menu_value(value: object) -> float | str | None:
+    return value if value is None or isinstance(value, str) else read.number(value)
+
+
+def _address(value: object) -> PhoneAddress | None:
+    if value is None:
+        return None
+    if not isinstance(value, dict) or not set(value) <= {"lines", "qr"}:
+        raise TypeError(value)
+    return PhoneAddress(read.texts(value["lines"]), read.texts(value.get("qr", [])))
+
+
+#: How each field of each view is read back from JSON (checked: a wrong type is refused, not drawn).
+_FIELDS: dict[type[View], dict[str, read.Reader]] = {
+    Off: {},
+    Ready: {"clock": read.integer, "counts_down": read.boolean, "game_minutes": read.optional(read.number)},
+    Countdown: {"seconds_left": read.integer, "total": read.number, "warning": read.boolean},
+    Banner: {"kind": read.enum(BannerKind), "value": read.integer},
+    Build: {"highlight": read.integer, "result": read.optional(read.build_result), "lit": read.boolean},
+    TimeUp: {},
+    Shutdown: {},
+    Welcome: {"hold_seconds": read.number, "phone": read.boolean},
+    Confirm: {},
+    Menu: {
+        "item": read.enum(MenuItem),
+        "value": _menu_value,
+        "position": read.integer,
+        "count": read.integer,
+        "done": read.boolean,
+    },
+    Summary: {
+        "page": read.enum(SummaryPage),
+        "played": read.integer,
+        "sold": read.integer,
+        "cancelled": read.integer,
+        "builds": read.integers,
+        "longest_streak": read.integer,
+    },
+    Phone: {"address": _address, "page": read.enum(PhonePage)},
+    Pairing: {"code": read.text},
+}
+_VIEWS: dict[str, type[View]] = {kind.__name__.lower(): kind for kind in _FIELDS}

@@ -10,32 +10,57 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import dataclasses
 import json
 import logging
 import secrets
 from pathlib import Path
 from typing import Any
 
+from unit.core.protocol import (
+    SOCKET_NAME,
+    ChangeSettings,
+    CheckCode,
+    ErrorRecord,
+    Kind,
+    Message,
+    PairedRecord,
+    PairingRecord,
+    Refused,
+    SettingsRecord,
+    ShowPhone,
+    Snapshot,
+    UnitRecord,
+    fold,
+    message_from,
+    read_record,
+)
 from unit.web.address import phone_card
 
 log = logging.getLogger(__name__)
 
-SOCKET_NAME = "unit.sock"  # the same name as unit.app.link.SOCKET_NAME (the web side imports no unit side)
 STREAM_QUEUE = 256  # records waiting for one page
 MAX_LINE = 1 << 20  # one record from the unit
 RECONNECT_SECONDS = 1.0
 ANSWER_SECONDS = 3.0  # the unit answers a pairing or settings request within this
 ANNOUNCE_SECONDS = 30.0  # how often the addresses are looked at again (a DHCP lease may change them)
 #: What pages may see: the pairing code, pairing answers and errors stay between the unit and the service.
-PUBLIC_KINDS = {"snapshot", "state", "led", "sound", "screen", "build", "system", "resume", "settings", "unit"}
+PUBLIC_KINDS = frozenset(
+    {Kind.SNAPSHOT, Kind.STATE, Kind.LED, Kind.SOUND, Kind.SCREEN, Kind.BUILD, Kind.SYSTEM, Kind.RESUME}
+    | {Kind.SETTINGS, Kind.UNIT}
+)
+NO_UNIT = Snapshot(unit=False)
+
+#: A record as a page gets it (JSON data; None ends the page's stream).
+PageRecord = dict[str, Any] | None
 
 
 class Subscriber:
     def __init__(self) -> None:
-        self.queue: asyncio.Queue[dict | None] = asyncio.Queue(STREAM_QUEUE)
+        self.queue: asyncio.Queue[PageRecord] = asyncio.Queue(STREAM_QUEUE)
         self.dropped = False
 
-    def offer(self, obj: dict | None) -> None:
+    def offer(self, obj: PageRecord) -> None:
         try:
             self.queue.put_nowait(obj)
         except asyncio.QueueFull:
@@ -50,23 +75,29 @@ class UnitHub:
 
     def __init__(self, state_dir: str | Path | None):
         self.path = Path(state_dir) / SOCKET_NAME if state_dir else None
-        self.snapshot: dict[str, Any] = {"kind": "snapshot", "unit": False}
+        #: The unit as it stands (protocol.fold); replaced whole, so pages rendered on worker threads read one.
+        self.current: Snapshot = NO_UNIT
         self.generation: str | None = None  # the unit's pairing generation (a new game renews it)
         self.subscribers: set[Subscriber] = set()
         self._writer: asyncio.StreamWriter | None = None
-        self._answers: dict[str, asyncio.Future] = {}
+        self._answers: dict[str, asyncio.Future[PairedRecord]] = {}
         self._settings_lock = asyncio.Lock()
-        self._settings_answer: asyncio.Future | None = None
-        self._task: asyncio.Task | None = None
+        self._settings_answer: asyncio.Future[SettingsRecord | ErrorRecord] | None = None
+        self._task: asyncio.Task[None] | None = None
         #: (host, port) the service listens on: the unit shows it on its phone screen (None: not told)
         self.listening: tuple[str, int] | None = None
-        self._announced: dict | None = None
+        self._announced: ShowPhone | None = None
         self._announce_now = asyncio.Event()
-        self._announcer: asyncio.Task | None = None
+        self._announcer: asyncio.Task[None] | None = None
 
     @property
     def connected(self) -> bool:
         return self._writer is not None
+
+    @property
+    def snapshot(self) -> dict[str, Any]:
+        """The snapshot as the pages get it (JSON data)."""
+        return self.current.data()
 
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run())
@@ -83,14 +114,14 @@ class UnitHub:
 
     def subscribe(self) -> Subscriber:
         subscriber = Subscriber()
-        subscriber.offer(dict(self.snapshot))
+        subscriber.offer(self.snapshot)
         self.subscribers.add(subscriber)
         return subscriber
 
     def unsubscribe(self, subscriber: Subscriber) -> None:
         self.subscribers.discard(subscriber)
 
-    def _broadcast(self, obj: dict) -> None:
+    def _broadcast(self, obj: dict[str, Any]) -> None:
         for subscriber in list(self.subscribers):
             subscriber.offer(obj)
             if subscriber.dropped:
@@ -117,8 +148,8 @@ class UnitHub:
                 self._writer = None
                 writer.close()
                 self.generation = None
-                self.snapshot = {"kind": "snapshot", "unit": False}
-                self._broadcast({"kind": "unit", "connected": False})
+                self.current = NO_UNIT
+                self._broadcast(UnitRecord(connected=False).data())
                 for future in self._answers.values():
                     future.cancel()
             await asyncio.sleep(RECONNECT_SECONDS)
@@ -128,57 +159,49 @@ class UnitHub:
             obj = json.loads(line)
         except ValueError:
             return
-        if not isinstance(obj, dict):
-            return
-        kind = obj.get("kind")
-        if kind == "snapshot":
-            self.generation = obj.pop("pairing", None)
-            obj.pop("code_pending", None)
-            self.snapshot = obj | {"unit": True}
-            self._broadcast(dict(self.snapshot))
-            return
-        if kind == "pairing":
-            self.generation = obj.get("generation")
-            return
-        if kind == "paired":
-            future = self._answers.pop(str(obj.get("id")), None)
-            if future is not None and not future.done():
-                future.set_result(obj)
-            return
-        if kind == "error" and obj.get("about") == "phone":  # the address for the OLED, not a settings answer
-            log.warning("the unit refused the address to show: %s", obj.get("error"))
-            return
-        if kind in ("settings", "error") and self._settings_answer is not None and not self._settings_answer.done():
-            self._settings_answer.set_result(obj)
-        self._fold(obj)
-        if kind in PUBLIC_KINDS:
+        record = read_record(obj)
+        match record:
+            case None:
+                return  # a kind this side does not know, or a malformed record
+            case Snapshot():
+                self.generation = record.pairing
+                self.current = dataclasses.replace(record, unit=True, pairing=None, code_pending=None)
+                self._broadcast(self.snapshot)
+                return
+            case PairingRecord(generation=generation):
+                self.generation = generation
+                return
+            case PairedRecord(id=ident):
+                future = self._answers.pop(ident, None)
+                if future is not None and not future.done():
+                    future.set_result(record)
+                return
+            case ErrorRecord(about="phone"):  # the address for the OLED, not a settings answer
+                log.warning("the unit refused the address to show: %s", record.error)
+                return
+            case SettingsRecord() | ErrorRecord():
+                if self._settings_answer is not None and not self._settings_answer.done():
+                    self._settings_answer.set_result(record)
+        self.current = fold(self.current, record)
+        if record.KIND in PUBLIC_KINDS:
             self._broadcast(obj)
 
-    def _fold(self, obj: dict) -> None:
-        """A record folded into a new snapshot: pages rendered on worker threads read the old one whole."""
-        kind, snap = obj.get("kind"), dict(self.snapshot)
-        if "t" in obj:
-            snap["t"] = obj["t"]
-        if kind == "state":
-            snap["state"] = obj["state"]
-        elif kind == "led":
-            snap["led"] = {k: v for k, v in obj.items() if k in ("mode", "hz")}
-        elif kind == "screen":
-            snap["screen"] = {"text": obj.get("text", ""), "view": obj.get("view")}
-            if (obj.get("view") or {}).get("name") == "ready":
-                snap["clock"] = obj["view"]
-        elif kind == "build":
-            snap["build"] = obj.get("result")
-        elif kind == "settings":
-            snap["settings"] = obj.get("settings")
-        self.snapshot = snap
+    async def send(self, message: Message | dict[str, Any]) -> bool:
+        """Send one message to the unit; False when no unit is there (or it is not a message the unit takes).
 
-    async def send(self, obj: dict) -> bool:
-        """Send one message to the unit; False when no unit is there."""
+        A message may also be given as its JSON data (``{"press": "auction"}``): it is read as the unit
+        reads it, so nothing the unit would refuse is sent.
+        """
+        if isinstance(message, dict):
+            read = message_from(message)
+            if isinstance(read, Refused):
+                log.warning("not sent to the unit: %s", read.error)
+                return False
+            message = read
         writer = self._writer
         if writer is None:
             return False
-        writer.write((json.dumps(obj, ensure_ascii=False) + "\n").encode())
+        writer.write(message.line())
         try:
             await asyncio.wait_for(writer.drain(), ANSWER_SECONDS)
         except (OSError, TimeoutError):
@@ -194,11 +217,14 @@ class UnitHub:
             if self.listening is None or self._writer is None:
                 continue
             try:
-                card = phone_card(*self.listening)
+                card = message_from({"phone": phone_card(*self.listening)})
             except Exception:  # an address that cannot be put in a QR code must not end the service
                 log.exception("the phone's address for the unit")
                 continue
-            if card != self._announced and await self.send({"phone": card}):
+            if not isinstance(card, ShowPhone):
+                log.warning("the address cannot be shown on the unit: %s", getattr(card, "error", card))
+                continue
+            if card != self._announced and await self.send(card):
                 self._announced = card
 
     # --- requests that wait for the unit's answer -----------------------------------------------------
@@ -206,32 +232,32 @@ class UnitHub:
     async def check_code(self, code: str) -> bool:
         """Ask the unit whether ``code`` is the pairing code it shows."""
         ident = secrets.token_hex(8)
-        future: asyncio.Future = asyncio.get_running_loop().create_future()
+        future: asyncio.Future[PairedRecord] = asyncio.get_running_loop().create_future()
         self._answers[ident] = future
         try:
-            if not await self.send({"pair": {"code": code, "id": ident}}):
+            if not await self.send(CheckCode(code, ident)):
                 return False
             answer = await asyncio.wait_for(future, ANSWER_SECONDS)
         except (TimeoutError, asyncio.CancelledError):
             return False
         finally:
             self._answers.pop(ident, None)
-        if answer.get("ok"):
-            self.generation = answer.get("generation", self.generation)
-        return bool(answer.get("ok"))
+        if answer.ok:
+            self.generation = answer.generation or self.generation
+        return answer.ok
 
-    async def change_settings(self, changes: dict) -> tuple[bool, str]:
+    async def change_settings(self, changes: dict[str, Any]) -> tuple[bool, str]:
         """Send settings; (True, "") once the unit applied them, (False, its error line) otherwise."""
         async with self._settings_lock:
             self._settings_answer = asyncio.get_running_loop().create_future()
             try:
-                if not await self.send({"settings": changes}):
+                if not await self.send(ChangeSettings(changes)):
                     return False, "no unit"
                 answer = await asyncio.wait_for(self._settings_answer, ANSWER_SECONDS)
             except TimeoutError:
                 return False, "no answer from the unit"
             finally:
                 self._settings_answer = None
-        if answer.get("kind") == "error":
-            return False, str(answer.get("error", ""))
+        if isinstance(answer, ErrorRecord):
+            return False, answer.error
         return True, ""
