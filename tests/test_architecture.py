@@ -1,11 +1,10 @@
-"""The design, kept by tests: which part may import which, a pure core, one catalog of words.
+"""The design, kept by tests: which part may import which, no import cycle, a pure core, one catalog of words.
 
-The import rules are read from the source (an AST walk of every module), not
-trusted to convention:
-- ``unit.core`` imports only the standard library and ``unit.core``;
-- no backend imports another backend (``base`` and ``oled`` are parts they share);
-- the calculator and the unit's side (core, app, backends) never import each other;
-- the shared modules import neither side; nothing imports the CLI.
+The imports are read from the source (an AST walk of every module: imports inside functions count, relative
+ones are resolved, those under ``if TYPE_CHECKING:`` are read for the rules but not for cycles, since they
+never run), not trusted to convention. One table, :data:`MAY_IMPORT`, says which part may import which,
+and :data:`LIBRARIES` which installed libraries each part may use; the whole package is checked against
+both at once, and the checker is itself shown to fail on a graph that breaks them.
 """
 
 from __future__ import annotations
@@ -13,103 +12,229 @@ from __future__ import annotations
 import ast
 import subprocess
 import sys
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 
 import pytest
 
 from unit import i18n
 
-PACKAGE = Path(__file__).resolve().parent.parent / "unit"
-SHARED = {"unit", "unit.errors", "unit.i18n", "unit.yamlfile", "unit.fields", "unit.files", "unit.locales"}
-BACKEND_PARTS = {"unit.backends", "unit.backends.base", "unit.backends.oled"}
-UNIT_SIDE = ("unit.core", "unit.app", "unit.backends")
+ROOT = Path(__file__).resolve().parent.parent
+PACKAGE = ROOT / "unit"
+
+#: The parts of the package, the first matching prefix wins (a module is in exactly one part).
+PARTS: tuple[tuple[str, tuple[str, ...]], ...] = (
+    ("core", ("unit.core",)),
+    ("app", ("unit.app",)),
+    ("backend parts", ("unit.backends.base", "unit.backends.oled")),
+    ("backends", ("unit.backends",)),
+    ("calculator", ("unit.calculator",)),
+    ("web", ("unit.web",)),
+    ("cli", ("unit.cli", "unit.__main__")),
+    ("shared", ("unit",)),  # errors, i18n, yamlfile, fields, files, locales, the package itself
+)
+#: Which parts each part may import (its own always). The calculator and the unit's side never meet; the
+#: web service is a shell over the shared modules, the pure core and the calculator (it talks to the unit
+#: over its socket, never imports it); only the CLI knows every side, and nothing imports the CLI.
+MAY_IMPORT: dict[str, set[str]] = {
+    "core": set(),
+    "shared": set(),
+    "calculator": {"shared"},
+    "backend parts": {"core", "shared"},
+    "backends": {"backend parts", "core", "shared"},
+    "app": {"backends", "backend parts", "core", "shared"},
+    "web": {"core", "calculator", "shared"},
+    "cli": {"app", "backends", "backend parts", "core", "calculator", "web", "shared"},
+}
+#: The installed libraries (not the standard library) each part may import; the core none at all.
+LIBRARIES: dict[str, set[str]] = {
+    "core": set(),
+    "shared": {"yaml"},
+    "calculator": {"yaml"},
+    "backend parts": {"PIL", "luma"},
+    "backends": {"PIL", "luma", "gpiozero", "pygame"},
+    "app": {"gpiozero", "luma", "yaml"},
+    "web": {"starlette", "uvicorn", "h11", "jinja2", "segno"},
+    "cli": {"yaml"},
+}
+#: The registry picks a backend by name: the one module that may import every backend (each lazily).
+REGISTRY = "unit.backends"
 
 
-def module_name(path: Path) -> str:
-    parts = path.relative_to(PACKAGE.parent).with_suffix("").parts
+def module_of(path: Path, root: Path = ROOT) -> str:
+    parts = path.relative_to(root).with_suffix("").parts
     return ".".join(parts[:-1] if parts[-1] == "__init__" else parts)
 
 
-def imports(path: Path) -> set[str]:
-    """Every module ``path`` imports, anywhere in it (lazy imports inside functions included)."""
-    found = set()
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-        if isinstance(node, ast.Import):
-            found |= {alias.name for alias in node.names}
-        elif isinstance(node, ast.ImportFrom) and node.module and node.level == 0:
-            found.add(node.module)
-            # `from unit.core import views` imports the module unit.core.views
-            found |= {f"{node.module}.{alias.name}" for alias in node.names if node.module.startswith("unit")}
+def _type_checking_only(tree: ast.AST) -> set[int]:
+    """The ids of the import nodes under ``if TYPE_CHECKING:`` (read by type checkers, never run)."""
+    found: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):
+            found |= {id(n) for child in node.body for n in ast.walk(child)}
     return found
 
 
-MODULES = {module_name(p): imports(p) for p in sorted(PACKAGE.rglob("*.py"))}
-STDLIB = sys.stdlib_module_names
+def imports_of(path: Path, known: Iterable[str], root: Path = ROOT) -> tuple[set[str], set[str], set[str]]:
+    """What the file at ``path`` imports: (the project's modules among ``known`` that run, those imported for
+    type checking only, the top-level names of everything else). ``from pkg import sub`` imports ``pkg.sub``."""
+    known = set(known)
+    here = module_of(path, root)
+    package = here if path.name == "__init__.py" else here.rpartition(".")[0]
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    typing_only = _type_checking_only(tree)
+    running: set[str] = set()
+    typed: set[str] = set()
+    outside: set[str] = set()
+    for node in ast.walk(tree):
+        names: set[str] = set()
+        if isinstance(node, ast.Import):
+            names = {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = package.split(".")[: len(package.split(".")) - node.level + 1] if node.level else []
+            module = ".".join([*base, *([node.module] if node.module else [])])
+            subs = {f"{module}.{alias.name}" for alias in node.names} & known
+            names = subs | ({module} if len(subs) < len(node.names) else set())
+        else:
+            continue
+        for name in names:
+            found = (
+                name
+                if name in known
+                else next((k for k in sorted(known, key=len, reverse=True) if name.startswith(k + ".")), None)
+            )
+            if found is None:
+                outside.add(name.split(".")[0])
+            elif found != here:
+                (typed if id(node) in typing_only else running).add(found)
+    return running, typed, outside
 
 
-def project(names: set[str]) -> set[str]:
-    """The project's own modules among ``names`` (only those that exist as modules or packages)."""
-    return {n for n in names if n.split(".")[0] == "unit" and n in MODULES}
+def _longest_known(name: str, known: set[str]) -> str | None:
+    """The innermost known module ``name`` is inside (``unit.core.views.Countdown`` is in ``unit.core.views``)."""
+    while "." in name:
+        name = name.rpartition(".")[0]
+        if name in known:
+            return name
+    return None
 
 
-def within(name: str, *parts: str) -> bool:
-    return any(name == part or name.startswith(part + ".") for part in parts)
+def read_package(root: Path = ROOT, package: str = "unit") -> dict[str, tuple[set[str], set[str], set[str]]]:
+    paths = sorted(root.joinpath(*package.split(".")).rglob("*.py"))
+    names = [module_of(p, root) for p in paths]
+    return {module_of(p, root): imports_of(p, names, root) for p in paths}
 
 
-def test_every_module_is_in_one_part():
-    for name in MODULES:
-        assert (
-            name in SHARED
-            or name == "unit.cli"
-            or name == "unit.__main__"
-            or within(name, *UNIT_SIDE, "unit.calculator", "unit.web")
-        ), name
+def part_of(module: str) -> str:
+    return next(name for name, prefixes in PARTS if any(module == p or module.startswith(p + ".") for p in prefixes))
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, "unit.core")))
-def test_core_imports_only_the_standard_library_and_itself(name):
-    for imported in MODULES[name]:
-        top = imported.split(".")[0]
-        assert top in STDLIB or top == "__future__" or within(imported, "unit.core"), f"{name} imports {imported}"
+def broken_rules(graph: Mapping[str, tuple[set[str], set[str], set[str]]]) -> list[str]:
+    """Every import the tables do not allow, one line each (empty: the package keeps its design)."""
+    broken = []
+    for module, (running, typed, outside) in sorted(graph.items()):
+        part = part_of(module)
+        for other in sorted(running | typed):
+            theirs = part_of(other)
+            if other in ("unit.cli", "unit.__main__") and module != "unit.__main__":
+                broken.append(f"{module} imports the CLI {other}")
+            elif theirs != part and theirs not in MAY_IMPORT[part]:
+                broken.append(f"{module} ({part}) imports {other} ({theirs})")
+            elif part == theirs == "backends" and module != REGISTRY and other != REGISTRY:
+                broken.append(f"{module} imports another backend, {other}")
+        for library in sorted(outside - set(sys.stdlib_module_names) - {"__future__"} - LIBRARIES[part]):
+            broken.append(f"{module} ({part}) imports the library {library}")
+    return broken
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, "unit.web")))
-def test_the_web_service_imports_only_the_shared_modules_and_the_pure_core(name):
-    for imported in project(MODULES[name]):
-        assert within(imported, "unit.web", "unit.core", "unit.calculator") or imported in (
-            "unit",
-            "unit.i18n",
-            "unit.errors",
-            "unit.fields",
-            "unit.yamlfile",
-            "unit.files",
-        ), imported
+def cycles(graph: Mapping[str, set[str]]) -> list[list[str]]:
+    """Every set of modules that import each other, directly or around a loop (Tarjan's strongly connected
+    components of more than one module, or one that imports itself), each sorted."""
+    index: dict[str, int] = {}
+    low: dict[str, int] = {}
+    stack: list[str] = []
+    found: list[list[str]] = []
+
+    def visit(node: str) -> None:
+        index[node] = low[node] = len(index)
+        stack.append(node)
+        for other in sorted(graph.get(node, ())):
+            if other not in index:
+                visit(other)
+                low[node] = min(low[node], low[other])
+            elif other in stack:
+                low[node] = min(low[node], index[other])
+        if low[node] == index[node]:
+            component = []
+            while True:
+                member = stack.pop()
+                component.append(member)
+                if member == node:
+                    break
+            if len(component) > 1 or node in graph.get(node, ()):
+                found.append(sorted(component))
+
+    for node in sorted(graph):
+        if node not in index:
+            visit(node)
+    return sorted(found)
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, "unit.backends") and n not in BACKEND_PARTS))
-def test_no_backend_imports_another_backend(name):
-    others = {n for n in project(MODULES[name]) if within(n, "unit.backends") and n not in BACKEND_PARTS}
-    assert others <= {name}, f"{name} imports {others - {name}}"
+def running_graph(graph: Mapping[str, tuple[set[str], set[str], set[str]]]) -> dict[str, set[str]]:
+    """The imports that run, a module's own packages aside (``unit.core.views`` importing ``unit.core`` is how
+    Python loads a package, not a loop)."""
+    return {m: {o for o in running if not m.startswith(o + ".")} for m, (running, _t, _o) in graph.items()}
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, "unit.calculator")))
-def test_the_calculator_does_not_import_the_unit_side(name):
-    assert not {n for n in project(MODULES[name]) if within(n, *UNIT_SIDE)}, name
+GRAPH = read_package()
 
 
-@pytest.mark.parametrize("name", sorted(n for n in MODULES if within(n, *UNIT_SIDE)))
-def test_the_unit_side_does_not_import_the_calculator(name):
-    assert not {n for n in project(MODULES[name]) if within(n, "unit.calculator")}, name
+def test_the_package_is_read_whole():
+    assert "unit.web.common" in GRAPH["unit.web.game"][0] and "unit.core.views" in GRAPH["unit.core.machine"][0]
+    assert {part_of(m) for m in GRAPH} == set(MAY_IMPORT) == set(LIBRARIES)
 
 
-@pytest.mark.parametrize("name", sorted(SHARED & set(MODULES)))
-def test_shared_modules_import_neither_side(name):
-    sides = {n for n in project(MODULES[name]) if within(n, *UNIT_SIDE, "unit.calculator")}
-    assert not sides, f"{name} imports {sides}"
+def test_every_import_keeps_the_table():
+    assert broken_rules(GRAPH) == []
 
 
-def test_nothing_imports_the_cli():
-    assert [name for name, found in MODULES.items() if "unit.cli" in found and name != "unit.__main__"] == []
+def test_no_import_cycle_anywhere():
+    assert cycles(running_graph(GRAPH)) == []
+
+
+def test_the_checker_fails_on_a_broken_design():
+    graph = {
+        "unit.core.machine": ({"unit.app.runtime"}, set(), {"yaml"}),
+        "unit.calculator.city": (set(), {"unit.core.views"}, set()),
+        "unit.backends.gpio": ({"unit.backends.emulator"}, set(), set()),
+        "unit.web.game": ({"unit.cli"}, set(), set()),
+    }
+    assert broken_rules(graph) == [
+        "unit.backends.gpio imports another backend, unit.backends.emulator",
+        "unit.calculator.city (calculator) imports unit.core.views (core)",
+        "unit.core.machine (core) imports unit.app.runtime (app)",
+        "unit.core.machine (core) imports the library yaml",
+        "unit.web.game imports the CLI unit.cli",
+    ]
+
+
+def test_the_cycle_finder_finds_loops_of_any_length_and_only_those():
+    assert cycles({"a": {"b"}, "b": {"a"}, "c": {"a"}}) == [["a", "b"]]
+    assert cycles({"a": {"b"}, "b": {"c"}, "c": {"a"}, "d": {"d"}}) == [["a", "b", "c"], ["d"]]
+    assert cycles({"app": {"game", "common"}, "game": {"common"}, "common": set()}) == []
+
+
+def test_relative_and_type_checking_imports_are_read(tmp_path: Path):
+    pkg = tmp_path / "pkg"
+    (pkg / "sub").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "a.py").write_text("from . import b\nfrom .c import thing\nimport yaml.constructor\n")
+    (pkg / "sub" / "d.py").write_text(
+        "from typing import TYPE_CHECKING\nfrom .. import c\nif TYPE_CHECKING:\n    from ..b import x\n"
+    )
+    names = ["pkg", "pkg.a", "pkg.b", "pkg.c", "pkg.sub", "pkg.sub.d"]
+    assert imports_of(pkg / "a.py", names, tmp_path) == ({"pkg.b", "pkg.c"}, set(), {"yaml"})
+    assert imports_of(pkg / "sub" / "d.py", names, tmp_path) == ({"pkg.c"}, {"pkg.b"}, {"typing"})
 
 
 def test_importing_the_core_loads_nothing_heavy():

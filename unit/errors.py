@@ -17,6 +17,11 @@ from collections.abc import Callable
 #: How a message is put into words: a catalog's lookup, ``words(key, **values)`` (see unit.i18n).
 Say = Callable[..., str]
 
+#: How a :class:`Text` is said when it is printed with no reader's language (a log line, a traceback):
+#: English. :mod:`unit.i18n` puts its English words here when it is loaded, so that this module, the root
+#: of every other, imports nothing of the project (no import cycle); before that, the catalog key shows.
+printed: Say | None = None
+
 
 class Text:
     """Words to be said in the reader's language: a key of the catalog (``unit/locales``) and its values.
@@ -44,9 +49,9 @@ class Text:
         return f"Text({self.key!r}, {self.values!r})"
 
     def __str__(self) -> str:
-        from unit import i18n  # lazily: i18n itself raises errors from this module
-
-        return self.say(i18n.words("en"))
+        if printed is None:
+            return f"{self.key} {self.values}" if self.values else self.key
+        return self.say(printed)
 
 
 def said(message: str | Text, words: Say) -> str:

@@ -16,6 +16,7 @@ import os
 import string
 from functools import cache
 
+from unit import errors
 from unit.errors import MonopolyCityError
 
 REFERENCE = "fr"
@@ -99,3 +100,10 @@ def words(language: str = REFERENCE) -> Words:
                     f"French has {sorted(placeholders(reference[key]))}"
                 )
     return Words(language, entries)
+
+
+def _english(key: str, /, **values: object) -> str:
+    return words("en")(key, **values)
+
+
+errors.printed = _english  # a Text printed outside any page or command (a log, a traceback) reads in English
