@@ -12,8 +12,16 @@ from __future__ import annotations
 
 import argparse
 import sys
+from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from unit.app import config as configuration
+
+if TYPE_CHECKING:
+    from luma.core.device import device as Device
+    from PIL.ImageDraw import ImageDraw
+
+    from unit.core.settings import DisplaySettings
 
 WORDS = {
     "fr": ("ÉTEINT", "VOUS POUVEZ", "DÉBRANCHER"),
@@ -21,7 +29,7 @@ WORDS = {
 }
 
 
-def draw(draw_on, language: str) -> None:
+def draw(draw_on: ImageDraw, language: str) -> None:
     """The sign, drawn with the OLED's own font and layout helpers."""
     from unit.backends import oled
 
@@ -32,7 +40,7 @@ def draw(draw_on, language: str) -> None:
     oled.centred(draw_on, 56, second, oled.fitting_size(second, 13))
 
 
-def show(device, language: str) -> None:
+def show(device: Device, language: str) -> None:
     from luma.core.render import canvas
 
     with canvas(device) as on:
@@ -40,7 +48,7 @@ def show(device, language: str) -> None:
     device.persist = True  # luma clears the screen at exit unless told to keep it
 
 
-def main(argv: list[str] | None = None, open_display=None) -> int:
+def main(argv: list[str] | None = None, open_display: Callable[[DisplaySettings], Device] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m unit.app.halt", description=__doc__.splitlines()[0])
     parser.add_argument("--config", metavar="FILE")
     args = parser.parse_args(argv)
@@ -51,7 +59,9 @@ def main(argv: list[str] | None = None, open_display=None) -> int:
         print(f"monopoly-city: {error}; using the defaults", file=sys.stderr)
         config = configuration.load()
     if open_display is None:
-        from unit.backends.gpio import open_oled as open_display
+        from unit.backends.gpio import open_oled
+
+        open_display = open_oled
     try:
         show(open_display(config.display), config.language)
     except Exception as error:  # no display: nothing to show, the Pi halts anyway

@@ -44,7 +44,7 @@ class Scenario:
     source: str
     until: float
     seed: int | None
-    config: dict | None
+    config: dict[str, Any] | None
     actions: tuple[Action, ...]
 
     def steps(self, config: Config) -> list[Step]:

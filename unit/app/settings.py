@@ -75,7 +75,7 @@ class SettingsStore:
         self.directory = Path(directory)
         self.path = self.directory / FILENAME
 
-    def load(self) -> dict | None:
+    def load(self) -> dict[str, Any] | None:
         """The saved layer, or None; a corrupt or foreign file is ignored with one warning."""
         for stale in self.directory.glob(".settings-*.tmp"):  # a write the power cut interrupted
             with contextlib.suppress(OSError):
