@@ -29,6 +29,8 @@ ARGS = [
     "--no-first-run",
 ]
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True, "has_touch": True}
+#: The smallest phone the pages are made for, upright (issue 22): the documentation's screenshots.
+SMALL_PHONE = PHONE | {"viewport": {"width": 360, "height": 640}}
 DOC_IMAGES = Path(__file__).resolve().parent.parent / "docs" / "images" / "phone"
 
 if not os.path.exists(CHROMIUM):
@@ -52,8 +54,8 @@ def browser():
 
 
 @contextlib.contextmanager
-def phone(chromium, lang: str = "fr"):
-    context = chromium.new_context(**PHONE, locale=lang)
+def phone(chromium, lang: str = "fr", size: dict | None = None):
+    context = chromium.new_context(**(size or PHONE), locale=lang)
     try:
         yield context.new_page()
     finally:
@@ -80,10 +82,10 @@ def test_the_live_view_follows_a_scripted_auction_within_100_ms(chromium, tmp_pa
         unit.press("power")
         page.wait_for_selector("#state:has-text('Prêt')")
         unit.press("auction")
-        page.wait_for_selector("#screen:has-text('ENCHÈRES 5 !')")  # the warning, 5 s left
+        page.wait_for_selector("#screen[aria-label='ENCHÈRES 5 !']")  # the warning, 5 s left
         assert page.get_attribute("#screen", "data-state") == "warning"
         assert page.get_attribute("#led", "data-mode") == "blink"
-        page.wait_for_selector("#screen:has-text('ADJUGÉ !')", timeout=10_000)  # sold at the end
+        page.wait_for_selector("#screen[aria-label='ADJUGÉ !']", timeout=10_000)  # sold at the end
         page.wait_for_selector("#led[data-mode='off']")
         assert page.text_content("#state") == "Prêt"
         seen = page.evaluate("window.mcLog")
@@ -204,10 +206,10 @@ def test_without_a_unit_the_page_says_so(chromium):
 
 def test_phone_sized_screenshots_of_every_page(chromium, tmp_path):
     shots = take_screenshots(chromium, tmp_path / "state", tmp_path / "shots")
-    assert len(shots) == 12
+    assert len(shots) == 16
     for shot in shots:
         data = shot.read_bytes()
-        assert data[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(data[16:20], "big") == PHONE["viewport"]["width"]
+        assert data[:8] == b"\x89PNG\r\n\x1a\n" and int.from_bytes(data[16:20], "big") == 360
 
 
 def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
@@ -217,14 +219,17 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
         (out / lang).mkdir(parents=True, exist_ok=True)
         codes: list[str] = []
         config = {"language": lang, "auction": {"seconds": 50}}
-        with serving(None) as base, phone(chromium, lang) as page:
+        with serving(None) as base, phone(chromium, lang, SMALL_PHONE) as page:
             page.goto(f"{base}/?lang={lang}")
             page.wait_for_selector("body[data-stream='no-unit']", state="attached")
             page.screenshot(path=out / lang / "no-unit.png")
             saved.append(out / lang / "no-unit.png")
         shutil.rmtree(state_dir, ignore_errors=True)
         with RunningUnit(state_dir, config, on_code=codes.append) as unit, serving(state_dir, lang) as base:
-            with phone(chromium, lang) as page:
+            with phone(chromium, lang, SMALL_PHONE) as page:
+                page.goto(f"{base}/?lang={lang}")
+                wait_for_unit(page)
+                page.screenshot(path=out / lang / "welcome.png")
                 unit.press("power")
                 unit.press("build")
                 unit.wait_for(lambda: unit.runtime.unit.state == "build")
@@ -238,7 +243,7 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
                 page.fill("#code", unit.shown_code(codes))
                 page.click("#pair")
                 page.wait_for_selector("#message.paired")
-                page.wait_for_selector("#screen:text-matches('ENCHÈRES|AUCTION')")
+                page.wait_for_selector("#screen[data-view='countdown']")
                 page.screenshot(path=out / lang / "remote.png")
                 page.goto(f"{base}/")
                 wait_for_unit(page)
@@ -248,7 +253,18 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
                 page.goto(f"{base}/share")
                 page.wait_for_load_state("load")
                 page.screenshot(path=out / lang / "share.png")
-        saved += [out / lang / f"{name}.png" for name in ("pair", "remote", "live", "settings", "share")]
+        shutil.rmtree(state_dir, ignore_errors=True)
+        short = {"language": lang, "auction": {"seconds": 8, "warning_seconds": 5}}  # the last 5 s come soon
+        with RunningUnit(state_dir, short) as unit, serving(state_dir, lang) as base:
+            with phone(chromium, lang, SMALL_PHONE) as page:
+                page.goto(f"{base}/?lang={lang}")
+                wait_for_unit(page)
+                unit.press("power")
+                unit.press("auction")
+                page.wait_for_selector("#screen[data-warning='1']")
+                page.screenshot(path=out / lang / "live-warning.png")
+        names = ("welcome", "pair", "remote", "live", "live-warning", "settings", "share")
+        saved += [out / lang / f"{name}.png" for name in names]
     return saved
 
 
