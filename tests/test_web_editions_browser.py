@@ -166,9 +166,7 @@ def test_a_city_edition_entered_card_by_card_is_the_file_the_command_line_reads(
             page.wait_for_selector("#upload-error:not([hidden])")
             shown = page.text_content("#upload-error")
             if len(body) > editions.MAX_UPLOAD:
-                assert (
-                    shown == f"x.yaml: trop grand (plus de {editions.MAX_UPLOAD} octets) pour une édition"
-                )
+                assert shown == f"x.yaml: trop grand (plus de {editions.MAX_UPLOAD} octets) pour une édition"
             else:
                 assert shown == loader_line(body, tmp_path, "x.yaml", "fr")
             page.evaluate("document.getElementById('upload-error').hidden = true")

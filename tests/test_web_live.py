@@ -12,6 +12,7 @@ same Chromium.
 from __future__ import annotations
 
 import json
+import re
 import sys
 import time
 from pathlib import Path
@@ -242,3 +243,113 @@ if __name__ == "__main__":
         with browser() as launched:
             for path in draw_icons(launched):
                 print(path)
+
+
+# --- French throughout, whole amounts, names not files (issue 22, section 2) -------------------------
+
+#: English that leaked onto the French pages, and file names people should never see.
+LEAKS = re.compile(
+    r"SQUARE:|PLAYER:|dark_blue|light_blue|sewage_plant|power_station|water_tower|wind_farm|--card|"
+    r"\.edition\.yaml|\.game\.yaml|\b(the|not found|serving|pairing|Sold|Auction|Ready)\b|\b[a-z]+_[a-z]+\b"
+)
+
+
+def french_evening(page, base: str, data: Path) -> list[str]:
+    """A City game and a classic one started from the pages, as a person would; the pages a banker opens."""
+    from test_web_game import THREE_DISTRICTS
+
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
+    for title, edition, players in (
+        ("Soirée du vendredi", "trois.edition.yaml", "Alice, Bruno, Chloé"),
+        ("Classique", "classic-fr", "Denis, Élodie"),
+    ):
+        page.goto(base + "/games")
+        page.fill("#new-name", title)
+        page.select_option("#new-edition", edition)
+        page.fill("#new-players", players)
+        page.click("#create")
+        page.wait_for_selector("h1")
+    for player, square in ((0, "Les Halles"), (1, "Quai Nord"), (2, "Port Sud")):
+        page.goto(base + "/games/soiree-du-vendredi")
+        page.select_option(f"#buy-{player}", square)
+        page.click(f"#buy-{player}-go")
+        page.wait_for_selector(f"#p{player} article[data-square='{square}']")
+    page.goto(base + "/games/classique")
+    page.select_option("#buy-0", index=1)
+    page.click("#buy-0-go")
+    page.wait_for_selector("#p0 article")
+    return [
+        "/",
+        "/remote",
+        "/settings",
+        "/share",
+        "/games",
+        "/games/soiree-du-vendredi",
+        "/games/soiree-du-vendredi/rent?square=Les+Halles",
+        "/games/soiree-du-vendredi/fortunes",
+        "/games/soiree-du-vendredi/fortunes?big=1",
+        "/games/soiree-du-vendredi/check",
+        "/games/classique",
+        "/games/classique/fortunes",
+        "/games/classique/fortunes?big=1",
+        "/editions",
+        "/editions/trois",
+        "/editions/trois/card",
+        "/editions/europe-1991",
+    ]
+
+
+def test_no_english_word_and_no_file_name_on_a_french_page(chromium, tmp_path):
+    context = new_phone(chromium, "360x640")
+    try:
+        with serving(tmp_path) as base:
+            page = context.new_page()
+            found = {}
+            for path in french_evening(page, base, tmp_path / "calculator"):
+                page.goto(base + path)
+                text = page.inner_text("body")
+                hints = " ".join(e.get_attribute("placeholder") or "" for e in page.query_selector_all("[placeholder]"))
+                options = " ".join(e.text_content() or "" for e in page.query_selector_all("option"))
+                leaks = {m.group(0) for m in LEAKS.finditer(" ".join((text, hints, options)))}
+                if leaks:
+                    found[path] = sorted(leaks)
+            assert found == {}
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_every_amount_is_whole_on_a_phone_upright(chromium, tmp_path, size):
+    context = new_phone(chromium, size)
+    try:
+        with serving(tmp_path) as base:
+            page = context.new_page()
+            french_evening(page, base, tmp_path / "calculator")
+            for path in (
+                "/games",
+                "/editions",
+                "/games/soiree-du-vendredi",
+                "/games/soiree-du-vendredi/fortunes",
+                "/games/soiree-du-vendredi/fortunes?big=1",
+                "/games/classique/fortunes",
+                "/games/classique/fortunes?big=1",
+            ):
+                page.goto(base + path)
+                clipped = page.evaluate(
+                    "[...document.querySelectorAll('td, th, .cash, .total, .winner-line, .value, h1, h2')]"
+                    ".filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right >"
+                    " document.documentElement.clientWidth + 1).map(e => e.textContent.trim())"
+                )
+                assert clipped == [], (path, clipped)
+                assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"], path
+                # A name breaks between its words, never inside one (« Chl-oé »).
+                broken = page.evaluate(
+                    "[...document.querySelectorAll('.ranking td:nth-child(2)')].filter(e => {"
+                    " const r = document.createRange(); r.selectNodeContents(e);"
+                    " return r.getClientRects().length > e.textContent.trim().split(/\\s+/).length; })"
+                    ".map(e => e.textContent)"
+                )
+                assert broken == [], (path, broken)
+    finally:
+        context.close()
