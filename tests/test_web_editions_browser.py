@@ -16,7 +16,7 @@ from importlib import resources
 from pathlib import Path
 
 import pytest
-from test_web_browser import CHROMIUM, DOC_IMAGES, browser, phone  # noqa: F401  (skips without Chromium)
+from test_web_browser import CHROMIUM, DOC_IMAGES, SMALL_PHONE, browser, phone  # noqa: F401  (skips without Chromium)
 from test_web_support import serving  # noqa: E402
 
 from unit import i18n  # noqa: E402
@@ -179,7 +179,7 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
     with serving(state_dir) as base:
         for lang in ("fr", "en"):
             (out / lang).mkdir(parents=True, exist_ok=True)
-            with phone(chromium, lang) as page:
+            with phone(chromium, lang, SMALL_PHONE) as page:
                 page.goto(f"{base}/editions?lang={lang}")
                 name = f"ville-{lang}"
                 page.fill("#new-name", f"Ville {lang.upper()}")
