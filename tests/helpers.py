@@ -341,6 +341,8 @@ ARGS = [
     "--no-first-run",
 ]
 PHONE = {"viewport": {"width": 390, "height": 844}, "device_scale_factor": 1, "is_mobile": True, "has_touch": True}
+#: The smallest phone the pages are made for, upright (issue 22): the documentation's screenshots.
+SMALL_PHONE = PHONE | {"viewport": {"width": 360, "height": 640}}
 DOC_IMAGES = ROOT / "docs" / "images" / "phone"  # where `make golden` puts the screenshots
 
 
@@ -358,9 +360,10 @@ def browser() -> Iterator[Any]:
 
 
 @contextlib.contextmanager
-def phone(chromium, lang: str = "fr") -> Iterator[Any]:
-    """A page on a phone-sized screen, in a fresh context (no cookies), speaking ``lang``."""
-    context = chromium.new_context(**PHONE, locale=lang)
+def phone(chromium, lang: str = "fr", size: dict[str, Any] | None = None) -> Iterator[Any]:
+    """A page on a phone-sized screen (``size``: :data:`PHONE` by default), in a fresh context (no cookies),
+    speaking ``lang``."""
+    context = chromium.new_context(**(size or PHONE), locale=lang)
     try:
         yield context.new_page()
     finally:
@@ -411,3 +414,23 @@ def tap(page, square: str, value: str) -> None:
 def shown_fortunes(page) -> dict[str, int]:
     rows = page.query_selector_all("#ranking tbody tr")
     return {row.get_attribute("data-player"): int(row.get_attribute("data-fortune")) for row in rows}
+
+
+def wait_for_unit(page: Any) -> None:
+    """The live stream is open and the unit is there (no wait_for_function: the page's CSP forbids eval)."""
+    page.wait_for_selector("body[data-stream='unit']", state="attached")
+    page.wait_for_selector("#nounit", state="hidden")
+
+
+def csrf(client: Any, path: str = "/editions") -> str:
+    """The CSRF token a page at ``path`` gives its forms."""
+    found = re.search(r'data-csrf="([^"]+)"', client.get(path).text)
+    assert found is not None, f"no CSRF token on {path}"
+    return found.group(1)
+
+
+def version(client: Any, name: str = "ma-ville") -> str:
+    """The version an edition's card page shows (what a save must name)."""
+    found = re.search(r'name="version" value="([^"]*)"', client.get(f"/editions/{name}/card").text)
+    assert found is not None, f"no version on the card page of {name}"
+    return found.group(1)

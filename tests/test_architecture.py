@@ -53,7 +53,7 @@ LIBRARIES: dict[str, set[str]] = {
     "calculator": {"yaml"},
     "backend parts": {"PIL", "luma"},
     "backends": {"PIL", "luma", "gpiozero", "pygame"},
-    "app": {"gpiozero", "luma", "yaml"},
+    "app": {"gpiozero", "luma", "PIL", "yaml"},
     "web": {"starlette", "uvicorn", "h11", "jinja2", "segno"},
     "cli": {"yaml"},
 }

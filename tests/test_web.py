@@ -388,7 +388,7 @@ def test_run_and_serve_as_two_processes(tmp_path):
         text=True,
     )
     try:
-        assert serve.stdout.readline() == f"monopoly-city: serving the phone companion on http://127.0.0.1:{port}/\n"
+        assert serve.stdout.readline() == f"monopoly-city : les pages du téléphone sont sur http://127.0.0.1:{port}/\n"
         end = time.monotonic() + 20
         while True:
             with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):

@@ -18,17 +18,11 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from helpers import RunningUnit, phone, screenshot, serving, wait_for  # noqa: E402
+from helpers import SMALL_PHONE, RunningUnit, phone, screenshot, serving, wait_for, wait_for_unit  # noqa: E402
 
 pytestmark = pytest.mark.browser
 
 LATENCY_LIMIT_MS = 100  # the issue's bound between the unit's trace and the page
-
-
-def wait_for_unit(page) -> None:
-    """The live stream is open and the unit is there (no wait_for_function: the page's CSP forbids eval)."""
-    page.wait_for_selector("body[data-stream='unit']", state="attached")
-    page.wait_for_selector("#nounit", state="hidden")
 
 
 @pytest.mark.latency
@@ -40,10 +34,10 @@ def test_the_live_view_follows_a_scripted_auction_within_100_ms(chromium, tmp_pa
         unit.press("power")
         page.wait_for_selector("#state:has-text('Prêt')")
         unit.press("auction")
-        page.wait_for_selector("#screen:has-text('ENCHÈRES 5 !')")  # the warning, 5 s left
+        page.wait_for_selector("#screen[aria-label='ENCHÈRES 5 !']")  # the warning, 5 s left
         assert page.get_attribute("#screen", "data-state") == "warning"
         assert page.get_attribute("#led", "data-mode") == "blink"
-        page.wait_for_selector("#screen:has-text('ADJUGÉ !')", timeout=10_000)  # sold at the end
+        page.wait_for_selector("#screen[aria-label='ADJUGÉ !']", timeout=10_000)  # sold at the end
         page.wait_for_selector("#led[data-mode='off']")
         assert page.text_content("#state") == "Prêt"
         seen = page.evaluate("window.mcLog")
@@ -168,7 +162,7 @@ def test_phone_sized_screenshots_of_every_page(chromium, tmp_path, phone_images)
     assert [path.relative_to(phone_images).as_posix() for path in shots] == [
         f"{lang}/{name}.png"
         for lang in ("fr", "en")
-        for name in ("no-unit", "pair", "remote", "live", "settings", "share")
+        for name in ("no-unit", "welcome", "pair", "remote", "live", "settings", "share", "live-warning")
     ]
 
 
@@ -190,14 +184,17 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
         codes: list[str] = []
         config = {"language": lang, "auction": {"seconds": 50}}
         auction = "ENCHÈRES" if lang == "fr" else "AUCTION"
-        with serving(None) as base, phone(chromium, lang) as page:
+        with serving(None) as base, phone(chromium, lang, SMALL_PHONE) as page:
             page.goto(f"{base}/?lang={lang}")
             page.wait_for_selector("body[data-stream='no-unit']", state="attached")
             assert ("pas en marche" if lang == "fr" else "not running") in page.text_content("#nounit")
             saved.append(screenshot(page, out / lang / "no-unit.png", "#nounit"))
         shutil.rmtree(state_dir, ignore_errors=True)
         with RunningUnit(state_dir, config, on_code=codes.append) as unit, serving(state_dir, lang) as base:
-            with phone(chromium, lang) as page:
+            with phone(chromium, lang, SMALL_PHONE) as page:
+                page.goto(f"{base}/?lang={lang}")
+                wait_for_unit(page)
+                saved.append(screenshot(page, out / lang / "welcome.png", "#screen"))
                 unit.press("power")
                 unit.press("build")
                 wait_for(lambda: unit.runtime.unit.state == "build")
@@ -212,7 +209,7 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
                 page.fill("#code", unit.shown_code(codes))
                 page.click("#pair")
                 page.wait_for_selector("#message.paired")
-                page.wait_for_selector(f"#screen:has-text('{auction}')")
+                page.wait_for_selector("#screen[data-view='countdown']")
                 assert page.get_attribute("#led", "data-mode") == "blink"
                 saved.append(screenshot(page, out / lang / "remote.png", "#screen", "[data-button='auction']"))
                 page.goto(f"{base}/")
@@ -229,4 +226,14 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
                 saved.append(screenshot(page, out / lang / "share.png", "img.qr", ".address"))
                 # the QR code is a QR code: about as many dark modules as light ones, not a blank square
                 assert 0.3 < dark_share(saved[-1], page.locator("img.qr").bounding_box()) < 0.7
+        shutil.rmtree(state_dir, ignore_errors=True)
+        short = {"language": lang, "auction": {"seconds": 8, "warning_seconds": 5}}  # the last 5 s come soon
+        with RunningUnit(state_dir, short) as unit, serving(state_dir, lang) as base:
+            with phone(chromium, lang, SMALL_PHONE) as page:
+                page.goto(f"{base}/?lang={lang}")
+                wait_for_unit(page)
+                unit.press("power")
+                unit.press("auction")
+                page.wait_for_selector("#screen[data-warning='1']")
+                saved.append(screenshot(page, out / lang / "live-warning.png", "#screen"))
     return saved

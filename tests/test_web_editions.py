@@ -16,7 +16,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
-from helpers import JSON, card, full_card  # noqa: E402
+from helpers import JSON, card, csrf, full_card, version  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
@@ -36,19 +36,11 @@ def client(tmp_path):
         yield test_client
 
 
-def csrf(client, path: str = "/editions") -> str:
-    return re.search(r'data-csrf="([^"]+)"', client.get(path).text).group(1)
-
-
 def new_edition(client, name: str = "ma-ville") -> str:
     token = csrf(client)
     response = client.post("/editions/new", data={"csrf": token, "name": name})
     assert response.status_code == 200 and response.url.path == f"/editions/{name}"
     return token
-
-
-def version(client, name: str = "ma-ville") -> str:
-    return re.search(r'name="version" value="([^"]*)"', client.get(f"/editions/{name}/card").text).group(1)
 
 
 def loader_message(tmp_path: Path, place: str, value: str, language: str) -> str:

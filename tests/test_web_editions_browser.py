@@ -18,7 +18,7 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from helpers import buy, cli, create, phone, screenshot, serving, shown_fortunes, tap  # noqa: E402
+from helpers import SMALL_PHONE, buy, cli, create, phone, screenshot, serving, shown_fortunes, tap  # noqa: E402
 
 from unit import i18n  # noqa: E402
 from unit.calculator import edition  # noqa: E402
@@ -93,7 +93,7 @@ def test_a_city_edition_entered_card_by_card_is_the_file_the_command_line_reads(
                 page.click(f"[data-edition='{name}'] a.download")
             shipped = resources.files("unit.calculator").joinpath(f"editions/{name}.yaml").read_bytes()
             assert Path(download.value.path()).read_bytes() == shipped
-        page.fill("#new-name", "ma-ville")
+        page.fill("#new-name", "Ma Ville")
         page.click("#create")
         page.wait_for_url("**/editions/ma-ville")
         assert page.text_content("#progress").split() == "0 quartier sur 22".split()
@@ -157,7 +157,6 @@ def test_a_city_edition_entered_card_by_card_is_the_file_the_command_line_reads(
         )
         page.goto(base + "/editions")
         for body in (b"game: city\nname: [oops\n", b"\x89PNG\r\n\x1a\n\0", wrong_field, b"#" * (10 * 1024 * 1024)):
-            page.fill("#upload-name", "autre")
             page.set_input_files(
                 "#upload-file", files=[{"name": "x.yaml", "mimeType": "application/yaml", "buffer": body}]
             )
@@ -165,11 +164,9 @@ def test_a_city_edition_entered_card_by_card_is_the_file_the_command_line_reads(
             page.wait_for_selector("#upload-error:not([hidden])")
             shown = page.text_content("#upload-error")
             if len(body) > editions.MAX_UPLOAD:
-                assert (
-                    shown == f"autre.edition.yaml: trop grand (plus de {editions.MAX_UPLOAD} octets) pour une édition"
-                )
+                assert shown == f"x.yaml: trop grand (plus de {editions.MAX_UPLOAD} octets) pour une édition"
             else:
-                assert shown == loader_line(body, tmp_path, "autre.edition.yaml", "fr")
+                assert shown == loader_line(body, tmp_path, "x.yaml", "fr")
             page.evaluate("document.getElementById('upload-error').hidden = true")
         assert sorted((p.name, p.read_bytes()) for p in data.iterdir()) == before
 
@@ -180,10 +177,10 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
     with serving(state_dir) as base:
         for lang in ("fr", "en"):
             (out / lang).mkdir(parents=True, exist_ok=True)
-            with phone(chromium, lang) as page:
+            with phone(chromium, lang, SMALL_PHONE) as page:
                 page.goto(f"{base}/editions?lang={lang}")
                 name = f"ville-{lang}"
-                page.fill("#new-name", name)
+                page.fill("#new-name", f"Ville {lang.upper()}")
                 page.click("#create")
                 page.wait_for_url(f"**/editions/{name}")
                 for values in CARDS:
@@ -223,7 +220,7 @@ def test_a_whole_evening_from_the_cards_typed_to_the_fortunes(chromium, tmp_path
     data = state / "calculator"
     with serving(state) as base, phone(chromium) as page:
         page.goto(base + "/editions")
-        page.fill("#new-name", "ma-ville")
+        page.fill("#new-name", "Ma Ville")
         page.click("#create")
         page.wait_for_url("**/editions/ma-ville")
         for values in CARDS:

@@ -12,8 +12,9 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import re
 import secrets
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Collection
 from pathlib import Path
 from typing import Any
 from urllib.parse import parse_qs, urlsplit
@@ -26,6 +27,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 
 from unit import i18n
 from unit.errors import UserError
+from unit.fields import name_key
 from unit.web.hub import UnitHub
 from unit.web.screen import translate
 from unit.web.security import RateLimit, Signer, load_secret
@@ -249,3 +251,23 @@ def form_endpoint(act: FormAct) -> Callable[[Request], Awaitable[Response]]:
         return await run_in_threadpool(act, request, fields)
 
     return endpoint
+
+
+# --- names people type, files the service keeps ------------------------------------------------------
+
+SLUG_CHARS = 40  # as unit.web.store.NAME_RE allows
+
+
+def slug_of(title: str, taken: Collection[str]) -> str:
+    """The file name the service keeps for a name a person typed (« Ma Ville » -> ``ma-ville``), never one
+    in ``taken`` (``ma-ville-2``...); empty when the name has no letter or digit to make one of. People
+    never see it: the pages show the name, the slug stays in the addresses and the files."""
+    plain = re.sub(r"[^a-z0-9]+", "-", name_key(title).encode("ascii", "ignore").decode()).strip("-")
+    plain = plain[:SLUG_CHARS].rstrip("-")
+    if not plain:
+        return ""
+    slug, n = plain, 2
+    while slug in taken:
+        suffix = f"-{n}"
+        slug, n = plain[: SLUG_CHARS - len(suffix)].rstrip("-") + suffix, n + 1
+    return slug

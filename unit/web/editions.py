@@ -70,6 +70,7 @@ from unit.web.common import (
     page,
     poster,
     see_other,
+    slug_of,
     web_of,
     words_of,
 )
@@ -231,6 +232,24 @@ def card_values(fields: dict[str, str]) -> Values:
     return {key: blank(fields.get(key)) for key in CARD_FIELDS}
 
 
+def uncarried(values: Values, fields: dict[str, str], ed: CityEdition, language: str) -> Values:
+    """The card's values without a skyscraper price carried over from the previous card's group.
+
+    After a card is saved the next card's form starts in the same group with its skyscraper price
+    (``carried_from`` names that group; the page's script empties it when the price is typed or follows
+    the group). A card put in another group with that price untouched gets its own group's price: none
+    for a new group, so a new colour group starts with an empty skyscraper price."""
+    source = fields.get("carried_from", "")
+    group = values.get("group")
+    if not source or source not in ed.groups or not isinstance(group, str) or name_key(group) == name_key(source):
+        return values
+    if values.get("skyscraper_cost") != (shown_amount(ed.groups[source].skyscraper_cost, language) or None):
+        return values  # typed: the person's own price
+    own = next((g for g in ed.groups if name_key(g) == name_key(group)), None)
+    price = shown_amount(ed.groups[own].skyscraper_cost, language) if own is not None else ""
+    return values | {"skyscraper_cost": price or None}
+
+
 def edition_values(fields: dict[str, str]) -> Values:
     return {key: whole(fields.get(key)) if key in HAZARDS else blank(fields.get(key)) for key in VALUE_FIELDS}
 
@@ -279,7 +298,7 @@ def too_large(scope: Scope, limit: int) -> str:
     """The upload's refusal over :data:`MAX_UPLOAD` (said by the body limit): the loader's line."""
     request = Request(scope)
     name = request.query_params.get("name", "")
-    where = source_of(name) if NAME_RE.match(name) else KIND
+    where = source_of(name) if NAME_RE.match(name) else uploaded_file(request) or KIND
     return UserError(where, Text("errors.too_large", limit=limit, what=Text("errors.a.edition"))).say(words_of(request))
 
 
@@ -366,19 +385,28 @@ def list_page(request: Request, status: int = 200, **extra: Any) -> Response:
 
 
 def new(request: Request, fields: Form) -> Response:
-    """An empty City edition ``name``."""
+    """An empty City edition: ``title`` is its name as people say it (the page's form; its file name is made
+    from it and never shown), or ``name`` the file name itself (as before)."""
     store = web_of(request).store
+    title = " ".join(fields.get("title", "").split())
     name = fields.get("name", "").strip()
     try:
+        if title:
+            name = slug_of(title, {*store.names(KIND), *SHIPPED})
+            if not name or len(title) > TITLE_CHARS:
+                raise UserError("edition", Text("web.edition.bad_title", n=TITLE_CHARS))
         if name in SHIPPED:
             raise UserError(source_of(name), Text("web.edition.reserved"))
         store.path(KIND, name)
         if store.version(KIND, name) is not None:
             raise UserError(source_of(name), Text("web.edition.exists"))
-        store.write(KIND, name, render(empty(f"Monopoly City ({name})")), None)
+        store.write(KIND, name, render(empty(title or f"Monopoly City ({name})")), None)
     except UserError as error:
-        return list_page(request, 400, new_error=said(error, request), new_name=name)
+        return list_page(request, 400, new_error=said(error, request), new_name=title or name)
     return see_other(f"/editions/{name}")
+
+
+TITLE_CHARS = 60
 
 
 def show(request: Request) -> Response:
@@ -439,6 +467,9 @@ def card_page(
         done=progress(ed),
         total=CITY_DISTRICTS,
         groups=list(ed.groups),
+        group_prices={
+            name_key(g): shown_amount(spec.skyscraper_cost, language_of(request)) for g, spec in ed.groups.items()
+        },
         rents=RENT_FIELDS,
         amounts=CARD_AMOUNTS,
         **({"form": card_form(ed, n, language_of(request)), "errors": {}, "saved_name": None} | values),
@@ -456,7 +487,11 @@ def card(request: Request) -> Response:
     lang = language_of(request)
     form = card_form(ed, n, lang)
     if n is None:  # the next card, most likely of the same group: its group and skyscraper already there
-        form |= {"group": group, "skyscraper_cost": card_form(ed, saved, lang)["skyscraper_cost"]}
+        form |= {
+            "group": group,
+            "skyscraper_cost": card_form(ed, saved, lang)["skyscraper_cost"],
+            "carried_from": group,
+        }
     return card_page(request, name, ed, version, n, saved_name=district.name, form=form)
 
 
@@ -470,7 +505,7 @@ def save(request: Request, fields: Form, what: str) -> Response:
         n = _index(fields.get("n"), len(ed.districts))
         if fields.get("n") and n is None:
             raise Refused(400, "no such card")
-        errors, result = checked(card_builder(ed, n), card_values(fields), source, lang)
+        errors, result = checked(card_builder(ed, n), uncarried(card_values(fields), fields, ed, lang), source, lang)
     else:
         n = None
         errors, result = checked(values_builder(ed), edition_values(fields), source, lang)
@@ -595,30 +630,44 @@ def template(request: Request) -> Response:
     return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
 
 
-def keep_upload(store: Store, name: str, source: str, body: bytes, lang: str) -> None:
-    """The uploaded file kept as it is, if the loader reads it and no edition has its name."""
-    edition.parse(yamlfile.parse(body, source, what=KIND), source, lang)
+def keep_upload(store: Store, name: str, source: str, body: bytes, lang: str) -> str:
+    """The uploaded file kept as it is, if the loader reads it and no edition has its name; without a
+    ``name``, its file name is made from the edition's own name (the page's form). Returns the name."""
+    read = edition.parse(yamlfile.parse(body, source, what=KIND), source, lang)
+    if not name:
+        name = slug_of(read.name, {*store.names(KIND), *SHIPPED})
+        store.path(KIND, name)
     if store.version(KIND, name) is not None:
         raise UserError(source, Text("web.edition.exists"))
     store.write(KIND, name, body.decode("utf-8"), None)
+    return name
 
 
 async def upload(request: Request) -> Response:
-    """``POST /editions/upload?name=NAME``: the body is the file, the CSRF token in ``X-CSRF-Token``."""
+    """``POST /editions/upload[?name=NAME]``: the body is the file, the CSRF token in ``X-CSRF-Token``;
+    without a name, the file is kept under one made from the edition's own name."""
     check_token(request, poster(request), request.headers.get("x-csrf-token", ""))
     name = request.query_params.get("name", "").strip()
     store = web_of(request).store
     try:
         if name in SHIPPED:
             raise UserError(source_of(name), Text("web.edition.reserved"))
-        store.path(KIND, name)
-        source = source_of(name)
+        if name:
+            store.path(KIND, name)
+        source = source_of(name) if name else uploaded_file(request) or KIND
         body = await request.body()  # bounded by BodyLimit at MAX_UPLOAD
         lang = language_of(request)
-        await run_in_threadpool(keep_upload, store, name, source, body, lang)  # parsing and the disk: off the loop
+        # parsing and the disk: off the loop
+        name = await run_in_threadpool(keep_upload, store, name, source, body, lang)
     except UserError as error:
         return answer({"ok": False, "error": said(error, request)}, 409 if isinstance(error, Changed) else 400)
     return answer({"ok": True, "location": f"/editions/{name}"})
+
+
+def uploaded_file(request: Request) -> str:
+    """The name of the file the person chose on their phone (``?file=``), to name it in the loader's lines."""
+    text = request.query_params.get("file", "").replace("\\", "/").rsplit("/", 1)[-1].strip()
+    return text if 0 < len(text) <= 80 and text.isprintable() else ""
 
 
 def _index(text: str | None, count: int) -> int | None:

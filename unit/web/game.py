@@ -48,6 +48,7 @@ from unit.web.common import (
     language_of,
     page,
     see_other,
+    slug_of,
     web_of,
     words_of,
 )
@@ -305,7 +306,7 @@ def games_list(request: Request, error: str = "", status: int = 200, form: Form 
         "games",
         status,
         games=store.names("game"),
-        editions=shipped + mine,
+        editions=[(ref, edition_title(ref, store.root, language_of(request))) for ref in shipped + mine],
         error=error,
         form=form or {},
     )
@@ -316,6 +317,8 @@ def create(request: Request, form: Form) -> Response:
     store = web_of(request).store
     lang, w = language_of(request), words_of(request)
     name = form.get("name", "").strip()
+    if form.get("title", "").strip():  # the name people give it; the file's name is made from it
+        name = slug_of(form["title"], store.names("game")) or form["title"].strip()
     edition = form.get("edition", "")
     names = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
     shipped = list(editions.SHIPPED)
@@ -336,6 +339,14 @@ def create(request: Request, form: Form) -> Response:
     except UserError as error:
         return games_list(request, said(error.message, w), 400, form)
     return see_other(f"/games/{name}")
+
+
+def edition_title(ref: str, root: Path, language: str) -> str:
+    """An edition as the list names it: its own name (« Ma Ville »), not its file's."""
+    try:
+        return EDITIONS.load(ref, root, "edition", language).name
+    except UserError:
+        return ref.removesuffix(".edition.yaml")
 
 
 def game_page(request: Request) -> Response:

@@ -23,6 +23,8 @@ from starlette.requests import Request
 from starlette.responses import Response, StreamingResponse
 
 from unit import i18n
+from unit.core import views
+from unit.core.menu import MenuItem
 from unit.web.common import (
     SECURITY_HEADERS,
     Refused,
@@ -49,17 +51,27 @@ PAIR_MESSAGES = ("shown", "wrong", "slow", "nounit", "paired")
 
 
 async def live(request: Request) -> Response:
-    return page(request, "live")
+    return page(request, "live", lines=snapshot_lines(request))
 
 
 async def remote(request: Request) -> Response:
     message = request.query_params.get("m", "")
-    return page(request, "remote", message=message if message in PAIR_MESSAGES else "")
+    return page(request, "remote", message=message if message in PAIR_MESSAGES else "", lines=snapshot_lines(request))
 
 
 async def settings_page(request: Request) -> Response:
     message = request.query_params.get("m", "")
-    return page(request, "settings", message=message if message in ("saved", "failed") else "")
+    words = i18n.words(language_of(request))
+    options = web_of(request).hub.snapshot.get("options") or {}
+    return page(
+        request,
+        "settings",
+        message=message if message in ("saved", "failed") else "",
+        labels={key: setting_label(key, words) for key in SETTING_ITEMS},
+        choices={
+            key: [(value, option_label(key, value, words)) for value in values] for key, values in options.items()
+        },
+    )
 
 
 async def share(request: Request) -> Response:
@@ -89,7 +101,7 @@ async def events(request: Request) -> Response:
                     continue
                 if obj is None:
                     return
-                yield "data: " + json.dumps(translate(obj, words), ensure_ascii=False) + "\n\n"
+                yield "data: " + json.dumps(with_lines(translate(obj, words), words), ensure_ascii=False) + "\n\n"
         finally:
             hub.unsubscribe(subscriber)
 
@@ -191,3 +203,155 @@ def address(request: Request) -> str:
     if not HOST_RE.match(host):
         host = "monopoly-city.local"
     return f"http://{host}/"
+
+
+# --- the box's screen as its own lines --------------------------------------------------------------
+
+Line = dict[str, Any]  # {"role": "head"|"title"|"big"|"line"|"hint"|"question"|"bar"|"icons", "text": ..., ...}
+
+
+def box_lines(view: views.View, words: i18n.Words) -> list[Line]:
+    """The lines the OLED draws for ``view`` (unit/backends/oled.py's Painter), top to bottom, as the pages
+    lay them out: a header with its right-hand part, a title, the big value, lines, hints; the countdown's
+    bar carries the seconds left and the total, from which the page drains it against its own clock."""
+    w = words
+    match view:
+        case views.Off():
+            return []
+        case views.Ready(clock=clock, counts_down=counts_down, game_minutes=minutes):
+            label = w("screen.left") if counts_down else w("screen.played")
+            length = (
+                f"{w('screen.game')} {views.duration(minutes * 60)}"
+                if counts_down and minutes is not None
+                else w("screen.untimed")
+            )
+            return [head(label, length), big(views.duration(clock))]
+        case views.Countdown(seconds_left=left, total=total, warning=warning):
+            return [
+                head(w("screen.auction"), "!" if warning else ""),
+                big(str(left)),
+                {"role": "bar", "text": "", "left": left, "total": total},
+            ]
+        case views.Banner(kind=views.BannerKind.HOUR, value=hours):
+            number, _, rest = views.banner_text(view, w).partition(" ")
+            return [big(number), line(rest)] if hours else [big(views.banner_text(view, w))]
+        case views.Banner(kind=views.BannerKind.RESUMED):
+            first, _, second = views.banner_text(view, w).partition(" ")
+            return [big(first), big(second)]
+        case views.Banner():
+            return [big(views.banner_text(view, w))]
+        case views.Build(highlight=index, result=result):
+            icons = [views.icon_name(icon, w) for icon in views.BUILD_ICONS]
+            rows: list[Line] = [
+                head(w("screen.build")),
+                {"role": "icons", "text": " ".join(icons), "icons": icons, "lit": index},
+            ]
+            if result is not None:
+                rows.append(line(views.build_allowance(result, w)))
+            return rows
+        case views.TimeUp():
+            return [title(w("screen.time_up")), line(w("screen.count"))]
+        case views.Shutdown():
+            return [big(w("screen.shutdown"))]
+        case views.Welcome(hold_seconds=hold, phone=phone):
+            rows = [title(w("screen.welcome")), line(w("screen.welcome_play"))]
+            rows.append(line(w("screen.welcome_settings", s=f"{hold:g}")))
+            return rows + ([line(w("screen.welcome_phone"))] if phone else [])
+        case views.Confirm():
+            return [{"role": "question", "text": w("screen.confirm_off")}, hint(w("screen.confirm_hint"))]
+        case views.Phone(address=address):
+            found = list(address.lines[:2]) if address is not None else [w("screen.phone_none")]
+            back = "screen.phone_next" if address is not None and address.qr else "screen.phone_back"
+            return [head(w("screen.phone")), *(line(text) for text in found), hint(w(back))]
+        case views.Pairing(code=code):
+            shown = [big(views.spaced_code(code))] if code else []
+            return [title(w("screen.pairing")), *shown, hint(w("screen.pairing_hint"))]
+        case views.Menu(item=item, position=position, count=count):
+            return [
+                head(views.menu_label(item, w), f"{position}/{count}"),
+                big(views.menu_value(view, w)),
+                hint(w("screen.settings_next")),
+                hint(w("screen.settings_change")),
+            ]
+        case views.Summary(page=summary_page):
+            index = views.SUMMARY_PAGES.index(summary_page)
+            caption, text = views.summary_lines(view, w)
+            rows = [head(w("screen.summary"), f"{index + 1}/{len(views.SUMMARY_PAGES)}"), line(caption)]
+            if summary_page == views.SummaryPage.AUCTIONS:
+                return rows + [big(part) for part in text.split(" · ")]
+            return rows + [big(text)]
+    return []
+
+
+def head(text: str, right: str = "") -> Line:
+    return {"role": "head", "text": text, "right": right}
+
+
+def title(text: str) -> Line:
+    return {"role": "title", "text": text}
+
+
+def big(text: str) -> Line:
+    return {"role": "big", "text": text}
+
+
+def line(text: str) -> Line:
+    return {"role": "line", "text": text}
+
+
+def hint(text: str) -> Line:
+    return {"role": "hint", "text": text}
+
+
+def lines_of(data: Any, words: i18n.Words) -> list[Line] | None:
+    """The box's lines of a link's ``view`` data; None when it is not a view the pages know."""
+    view = views.decode(data)
+    return None if view is None else box_lines(view, words)
+
+
+def with_lines(record: dict[str, Any], words: i18n.Words) -> dict[str, Any]:
+    """A translated record with the screen's ``lines`` added beside its ``text`` (the stream is extended,
+    never changed: a page that knows only ``text`` reads it as before)."""
+    if record.get("kind") == "screen":
+        found = lines_of(record.get("view"), words)
+        if found is not None:
+            return record | {"lines": found}
+    elif record.get("kind") == "snapshot" and isinstance(record.get("screen"), dict):
+        found = lines_of(record["screen"].get("view"), words)
+        if found is not None:
+            return record | {"screen": record["screen"] | {"lines": found}}
+    return record
+
+
+def snapshot_lines(request: Request) -> list[Line] | None:
+    """The box's lines of the screen the unit shows now, for the page's first paint."""
+    screen = web_of(request).hub.snapshot.get("screen")
+    return lines_of(screen.get("view"), i18n.words(language_of(request))) if isinstance(screen, dict) else None
+
+
+# --- the settings in the box's own words ------------------------------------------------------------
+
+#: Each setting the phone may change and the menu item that changes it on the box.
+SETTING_ITEMS: dict[str, MenuItem] = {
+    "game.minutes": MenuItem.GAME,
+    "auction.seconds": MenuItem.AUCTION,
+    "language": MenuItem.LANGUAGE,
+    "buzzer.volume": MenuItem.SOUND,
+    "display.brightness": MenuItem.BRIGHTNESS,
+}
+
+
+def setting_label(key: str, words: i18n.Words) -> str:
+    """A setting named as the box's menu names it (« Durée de partie », « Luminosité »)."""
+    return views.menu_label(SETTING_ITEMS[key], words)
+
+
+def option_label(key: str, value: Any, words: i18n.Words) -> str:
+    """One value of a setting as the box's menu shows it (« 1 h 30 », « 50 s », « coupé », « forte »)."""
+    item = SETTING_ITEMS.get(key)
+    if item is None:
+        return str(value)
+    try:
+        return views.menu_value(views.Menu(item, value, 1, 1), words)
+    except (KeyError, ValueError, TypeError):
+        return str(value)

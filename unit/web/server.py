@@ -7,6 +7,7 @@ from typing import Any
 
 import uvicorn
 
+from unit import i18n
 from unit.web import guard
 from unit.web.app import create_app
 
@@ -20,9 +21,10 @@ def serve(host: str, port: int, state_dir: str | None, language: str, data_dir: 
     config = uvicorn.Config(**options(guard.HostCheck(app), host, port, guard.Shares()))
     server = uvicorn.Server(config)
     where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
-    print(f"monopoly-city: serving the phone companion on {where}", flush=True)
+    words = i18n.words(language)  # said in the pages' own language, French by default
+    print(words("web.serving", where=where), flush=True)
     if state_dir is None:
-        print("monopoly-city: no --state-dir: the page says the unit is not running", flush=True)
+        print(words("web.serving_no_unit"), flush=True)
     server.run()
 
 

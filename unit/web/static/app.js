@@ -17,7 +17,7 @@
       if (kind === "snapshot" && up) {
         if (record.state) setState(record.state);
         if (record.led) setLed(record.led.mode, record.led.hz);
-        if (record.screen) setScreen(record.screen.text);
+        if (record.screen) setScreen(record.screen.text, record.screen.view, record.screen.lines);
         if (record.clock && $("clock")) $("clock").textContent = record.clock;
         if (record.allowance && $("build")) $("build").textContent = record.allowance;
       }
@@ -26,7 +26,7 @@
     } else if (kind === "led") {
       setLed(record.mode, record.hz);
     } else if (kind === "screen") {
-      setScreen(record.text);
+      setScreen(record.text, record.view, record.lines);
       if (record.clock && $("clock")) $("clock").textContent = record.clock;
     } else if (kind === "build") {
       if ($("build")) $("build").textContent = record.allowance || String(record.result);
@@ -47,9 +47,124 @@
     led.dataset.mode = mode;
     led.style.animationDuration = mode === "blink" && hz ? (1 / hz) + "s" : "";
   }
-  function setScreen(text) {
+
+  // --- the box's screen, line by line as the OLED draws it ------------------------------------
+  function row(line) {
+    const p = document.createElement("p");
+    p.className = "l-" + line.role;
+    if (line.role === "head") {
+      for (const part of [line.text, line.right || ""]) {
+        const span = document.createElement("span");
+        span.textContent = part;
+        p.append(span);
+      }
+    } else if (line.role === "bar") {
+      p.dataset.left = line.left;
+      p.dataset.total = line.total;
+      const fill = document.createElement("span");
+      fill.className = "bar-fill";
+      p.append(fill);
+    } else if (line.role === "icons") {
+      line.icons.forEach((icon, index) => {
+        const span = document.createElement("span");
+        span.textContent = icon;
+        if (index === line.lit) span.className = "lit";
+        p.append(span);
+      });
+    } else {
+      p.textContent = line.text;
+    }
+    return p;
+  }
+  function setScreen(text, view, lines) {
     const screen = $("screen");
-    if (screen) screen.textContent = text;
+    if (!screen) return;
+    const name = (view && view.name) || "off";
+    const warning = !!(view && view.warning);
+    if (warning && screen.dataset.warning !== "1") buzz(); // the last seconds: once, as the box turns red
+    screen.dataset.view = name;
+    screen.dataset.warning = warning ? "1" : "0";
+    screen.setAttribute("aria-label", text || "");
+    if (Array.isArray(lines)) screen.replaceChildren(...lines.map(row));
+    else screen.replaceChildren(row({ role: "line", text: text || "" }));
+    timer.follow(view);
+  }
+
+  // --- the auction's timer: the bar drains against this phone's clock, from a deadline ----------
+  // The unit sends the seconds left once a second (counted from the end, so they never drift); the
+  // record's arrival plus those seconds is the deadline, and every frame the bar shows what is left of
+  // the total. A late or lost record only moves the deadline by its own lateness.
+  const timer = {
+    deadline: 0,
+    total: 0,
+    frame: 0,
+    follow(view) {
+      if (view && view.name === "countdown" && view.total > 0) {
+        this.deadline = performance.now() + view.seconds_left * 1000;
+        this.total = view.total * 1000;
+        window.mcTimer = { deadline: this.deadline, total: this.total }; // for the browser tests
+        this.draw();
+        if (!this.frame) this.frame = requestAnimationFrame(() => this.tick());
+      } else {
+        this.total = 0;
+        window.mcTimer = null;
+      }
+    },
+    tick() {
+      this.frame = 0;
+      if (!this.total) return;
+      this.draw();
+      this.frame = requestAnimationFrame(() => this.tick());
+    },
+    draw() {
+      const left = Math.max(0, this.deadline - performance.now());
+      for (const fill of document.querySelectorAll("#screen .bar-fill")) {
+        fill.style.width = (100 * Math.min(1, left / this.total)) + "%";
+      }
+    },
+  };
+  function buzz() {
+    if (navigator.vibrate) navigator.vibrate([300, 120, 300]);
+  }
+  // The first paint: the server drew the lines; the bar starts from the seconds it drew.
+  (function () {
+    const bar = document.querySelector("#screen .l-bar");
+    if (bar) timer.follow({ name: "countdown", seconds_left: +bar.dataset.left, total: +bar.dataset.total });
+  })();
+
+  // --- keep the screen on while the page is visible (Screen Wake Lock), with a switch -----------
+  const wakeBox = $("wake");
+  let wakeLock = null;
+  async function keepAwake() {
+    if (!wakeBox || !wakeBox.checked || document.visibilityState !== "visible" || wakeLock) return;
+    try {
+      wakeLock = await navigator.wakeLock.request("screen");
+      body.dataset.wake = "on";
+      wakeLock.addEventListener("release", () => {
+        wakeLock = null;
+        body.dataset.wake = "off";
+      });
+    } catch (error) {
+      body.dataset.wake = "refused"; // the battery saver, or a browser that says no
+    }
+  }
+  if (wakeBox) {
+    if (!("wakeLock" in navigator)) {
+      wakeBox.checked = false;
+      wakeBox.disabled = true;
+      $("wake-note").hidden = false; // an address without https: the browser offers no wake lock
+      body.dataset.wake = "unavailable";
+    } else {
+      wakeBox.checked = localStorage.getItem("mc-wake") !== "0";
+      wakeBox.addEventListener("change", () => {
+        localStorage.setItem("mc-wake", wakeBox.checked ? "1" : "0");
+        if (wakeBox.checked) keepAwake();
+        else if (wakeLock) wakeLock.release();
+      });
+      // The browser lets the lock go when the page is hidden: ask again when it is back.
+      document.addEventListener("visibilitychange", keepAwake);
+      keepAwake();
+    }
   }
 
   // --- the unit's sounds on the phone (off until the box is ticked: browsers need a tap first) ----

@@ -80,8 +80,20 @@
       });
     }
 
+    // The skyscraper price follows the group until it is typed: the group's own price, or empty for a
+    // new group (never the previous group's, carried over from the card before).
+    const prices = JSON.parse(form.dataset.groupPrices || "{}");
+    let skyTyped = false;
+    const nameKey = (text) =>
+      text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/[-'’.]/g, " ").trim().split(/\s+/).join(" ");
+
     form.addEventListener("input", (event) => {
       if (event.target.name) touched.add(event.target.name);
+      if (event.target.name === "skyscraper_cost") skyTyped = true;
+      if (event.target.name === "group" && !skyTyped && field("skyscraper_cost")) {
+        field("skyscraper_cost").value = prices[nameKey(event.target.value)] || "";
+      }
+      if (["group", "skyscraper_cost"].includes(event.target.name) && field("carried_from")) field("carried_from").value = "";
       const status = $("autosaved");
       if (status) status.hidden = true;
       clearTimeout(timer);
@@ -140,7 +152,9 @@
       const error = $("upload-error");
       error.hidden = true;
       if (!file) return;
-      const url = upload.getAttribute("action") + "?name=" + encodeURIComponent($("upload-name").value.trim());
+      const named = $("upload-name"); // the file is kept under a name made from the edition's own
+      const query = named ? "?name=" + encodeURIComponent(named.value.trim()) : "?file=" + encodeURIComponent(file.name);
+      const url = upload.getAttribute("action") + query;
       try {
         const answer = await json(await post(url, file, "application/yaml"));
         if (answer.ok) {

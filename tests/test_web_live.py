@@ -1,0 +1,348 @@
+"""The live view as a person at the table uses it (issue 22, section 4), in Chromium at phone sizes.
+
+The auction is a timer: the seconds fill the width, the bar drains with the phone's own clock from the
+deadline the unit's records give (not one step per record), the screen turns red and the phone vibrates
+at 5 s; the screen is kept on (Screen Wake Lock) behind a remembered switch; the remote's three buttons
+fit a 360x640 screen; the pages have an icon and a manifest. Skipped with one line without Chromium.
+
+``python tests/test_web_live.py icons`` draws the PNG icons from ``unit/web/static/icon.svg`` with the
+same Chromium.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sys
+import time
+from pathlib import Path
+
+import pytest
+from helpers import THREE_DISTRICTS, RunningUnit, browser, serving, wait_for_unit
+
+STATIC = Path(__file__).resolve().parent.parent / "unit" / "web" / "static"
+SIZES = {
+    "360x640": {"width": 360, "height": 640},
+    "390x844": {"width": 390, "height": 844},
+}
+pytestmark = pytest.mark.browser
+ICONS = {"icon-180.png": 180, "icon-192.png": 192, "icon-512.png": 512}
+RED = "rgb(229, 57, 53)"  # --red in style.css
+#: The phone's vibration and wake lock, recorded (headless Chromium has neither a motor nor a screen to keep on).
+FAKES = """
+window.mcVibrations = [];
+navigator.vibrate = (pattern) => { window.mcVibrations.push(pattern); return true; };
+window.mcWake = { requests: 0, releases: 0 };
+Object.defineProperty(navigator, "wakeLock", { configurable: true, value: {
+  request: async (kind) => {
+    window.mcWake.requests += 1;
+    const lock = new EventTarget();
+    lock.type = kind;
+    lock.release = async () => { window.mcWake.releases += 1; lock.dispatchEvent(new Event("release")); };
+    window.mcWake.last = lock;
+    return lock;
+  },
+}});
+"""
+
+
+def new_phone(chromium, size: str, lang: str = "fr"):
+    context = chromium.new_context(
+        viewport=SIZES[size], device_scale_factor=1, is_mobile=True, has_touch=True, locale=lang
+    )
+    context.add_init_script(FAKES)
+    return context
+
+
+def box(page, selector: str) -> dict:
+    return page.locator(selector).bounding_box()
+
+
+def bar_fraction(page) -> float:
+    """What is left of the bar: the fill's width over its track's."""
+    return page.evaluate(
+        "(() => { const f = document.querySelector('#screen .bar-fill');"
+        " return f.getBoundingClientRect().width / f.parentElement.clientWidth; })()"
+    )
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_auction_is_a_timer_that_fills_the_width_drains_and_turns_red_at_5_s(chromium, tmp_path, size):
+    config = {"auction": {"seconds": 9, "warning_seconds": 5}}
+    context = new_phone(chromium, size)
+    try:
+        with RunningUnit(tmp_path, config) as unit, serving(tmp_path) as base:
+            page = context.new_page()
+            page.goto(base + "/")
+            wait_for_unit(page)
+            unit.press("power")
+            page.wait_for_selector("#screen[data-view='ready']")
+            unit.press("auction")
+            page.wait_for_selector("#screen[data-view='countdown'] .l-big:text-is('8')")
+            width = SIZES[size]["width"]
+            # The seconds are as wide as the phone: the box spans it, the two digits most of it, and the bar too.
+            assert box(page, "#screen")["width"] >= 0.9 * width
+            assert box(page, "#screen .l-bar")["width"] >= 0.85 * width
+            digits = page.evaluate(
+                "(() => { const r = document.createRange();"
+                " r.selectNodeContents(document.querySelector('#screen .l-big'));"
+                " return r.getBoundingClientRect(); })()"
+            )
+            assert digits["height"] >= 0.18 * SIZES[size]["height"] or digits["width"] >= 0.25 * width
+            assert page.evaluate("getComputedStyle(document.getElementById('screen')).backgroundColor") != RED
+            # Between two records the bar keeps draining: several frames, one record.
+            records = len(page.evaluate("window.mcLog"))
+            fractions = []
+            for _ in range(4):
+                fractions.append(bar_fraction(page))
+                time.sleep(0.15)
+            assert len(page.evaluate("window.mcLog")) in (records, records + 1)  # at most the next second's
+            assert all(a > b for a, b in zip(fractions, fractions[1:])), fractions
+            # ... and what is left is the time left: between 8 s and 7 s of 9 s, whatever the records' count.
+            assert 6.5 / 9 < fractions[-1] < 8.1 / 9, fractions
+            # At 5 s: red, once a vibration; not before.
+            assert page.evaluate("window.mcVibrations") == []
+            page.wait_for_selector("#screen[data-warning='1'] .l-big:text-is('5')", timeout=6000)
+            assert page.evaluate("getComputedStyle(document.getElementById('screen')).backgroundColor") == RED
+            assert page.text_content("#screen .l-big") == "5"
+            assert page.evaluate("window.mcVibrations") == [[300, 120, 300]]
+            assert 3.5 / 9 < bar_fraction(page) < 5.1 / 9
+            page.wait_for_selector("#screen[data-view='banner']", timeout=7000)  # ADJUGÉ !
+            assert page.evaluate("getComputedStyle(document.getElementById('screen')).backgroundColor") != RED
+            assert page.evaluate("window.mcVibrations") == [[300, 120, 300]]
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_the_remote_shows_its_three_buttons_without_scrolling(chromium, tmp_path, size):
+    codes: list[str] = []
+    context = new_phone(chromium, size)
+    try:
+        with RunningUnit(tmp_path, on_code=codes.append) as unit, serving(tmp_path) as base:
+            page = context.new_page()
+            page.goto(base + "/remote")
+            wait_for_unit(page)
+            page.click("#request-code")
+            page.wait_for_selector("#message.shown")
+            page.fill("#code", unit.shown_code(codes))
+            page.click("#pair")
+            page.wait_for_selector("#message.paired")
+            unit.press("power")
+            for shown in ("ready", "countdown"):  # the game clock, then the auction's timer
+                if shown == "countdown":
+                    unit.press("auction")
+                page.wait_for_selector(f"#screen[data-view='{shown}']")
+                height = SIZES[size]["height"]
+                for button in ("power", "auction", "build"):
+                    found = box(page, f"[data-button='{button}']")
+                    assert found["y"] >= 0 and found["y"] + found["height"] <= height, (shown, button, found)
+                    assert found["height"] >= 48  # a thumb's target
+                assert page.evaluate("window.scrollY") == 0
+    finally:
+        context.close()
+
+
+def test_the_screen_is_kept_on_while_visible_behind_a_remembered_switch(chromium, tmp_path):
+    context = new_phone(chromium, "360x640")
+    try:
+        with serving(None) as base:
+            page = context.new_page()
+            page.goto(base + "/")
+            page.wait_for_selector("body[data-wake='on']", state="attached")
+            assert page.is_checked("#wake") and page.evaluate("window.mcWake.requests") == 1
+            # The browser lets the lock go when the page is hidden; back in view, the page asks again.
+            page.evaluate("window.mcWake.last.release()")
+            page.wait_for_selector("body[data-wake='off']", state="attached")
+            page.evaluate("document.dispatchEvent(new Event('visibilitychange'))")
+            page.wait_for_selector("body[data-wake='on']", state="attached")
+            assert page.evaluate("window.mcWake.requests") == 2
+            # Switched off: released, and remembered on the next page.
+            page.uncheck("#wake")
+            page.wait_for_selector("body[data-wake='off']", state="attached")
+            assert page.evaluate("localStorage.getItem('mc-wake')") == "0"
+            page.goto(base + "/remote")
+            page.wait_for_selector("#wake", state="attached")
+            assert not page.is_checked("#wake") and page.evaluate("window.mcWake.requests") == 0
+            page.check("#wake")
+            page.wait_for_selector("body[data-wake='on']", state="attached")
+            assert page.evaluate("localStorage.getItem('mc-wake')") == "1"
+    finally:
+        context.close()
+
+
+def test_without_a_wake_lock_the_switch_says_why(chromium):
+    context = chromium.new_context(viewport=SIZES["360x640"], locale="fr")
+    context.add_init_script("delete Navigator.prototype.wakeLock;")  # as on an http:// address
+    try:
+        with serving(None) as base:
+            page = context.new_page()
+            page.goto(base + "/")
+            page.wait_for_selector("body[data-wake='unavailable']", state="attached")
+            assert page.is_disabled("#wake") and page.is_visible("#wake-note")
+            assert "https" in page.text_content("#wake-note")
+    finally:
+        context.close()
+
+
+def test_the_manifest_makes_the_pages_an_app_on_the_home_screen(chromium):
+    context = new_phone(chromium, "390x844")
+    try:
+        with serving(None) as base:
+            page = context.new_page()
+            page.goto(base + "/")
+            href = page.get_attribute("link[rel='manifest']", "href")
+            response = page.request.get(base + href)
+            assert response.ok and response.headers["content-type"].startswith("application/manifest+json")
+            manifest = json.loads(response.text())
+            assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
+            assert manifest["name"] == "Monopoly City" and manifest["theme_color"].startswith("#")
+            for icon in manifest["icons"]:
+                got = page.request.get(base + icon["src"])
+                assert got.ok and got.headers["content-type"] == icon["type"], icon
+                if icon["type"] == "image/png":
+                    data = got.body()
+                    side = int.from_bytes(data[16:20], "big")
+                    assert data[:8] == b"\x89PNG\r\n\x1a\n" and icon["sizes"] == f"{side}x{side}"
+            assert {"192x192", "512x512"} <= {icon["sizes"] for icon in manifest["icons"]}
+            # Chromium's own reading of it: no error, and installable as a standalone app.
+            cdp = context.new_cdp_session(page)
+            read = cdp.send("Page.getAppManifest")
+            assert read["errors"] == [] and json.loads(read["data"])["display"] == "standalone"
+            assert page.request.get(base + page.get_attribute("link[rel='apple-touch-icon']", "href")).ok
+    finally:
+        context.close()
+
+
+def draw_icons(chromium) -> list[Path]:
+    """The PNG icons, drawn by Chromium from icon.svg (the one drawing)."""
+    svg = (STATIC / "icon.svg").read_text(encoding="utf-8")
+    made = []
+    for name, side in ICONS.items():
+        context = chromium.new_context(viewport={"width": side, "height": side}, device_scale_factor=1)
+        page = context.new_page()
+        page.set_content(
+            f"<html><body style='margin:0;background:transparent'>"
+            f"<div style='width:{side}px;height:{side}px'>{svg.replace('<svg ', f'<svg width={side} height={side} ')}"
+            f"</div></body></html>"
+        )
+        page.screenshot(path=STATIC / name, omit_background=True)
+        context.close()
+        made.append(STATIC / name)
+    return made
+
+
+if __name__ == "__main__":
+    if sys.argv[1:] == ["icons"]:
+        with browser() as launched:
+            for path in draw_icons(launched):
+                print(path)
+
+
+# --- French throughout, whole amounts, names not files (issue 22, section 2) -------------------------
+
+#: English that leaked onto the French pages, and file names people should never see.
+LEAKS = re.compile(
+    r"SQUARE:|PLAYER:|dark_blue|light_blue|sewage_plant|power_station|water_tower|wind_farm|--card|"
+    r"\.edition\.yaml|\.game\.yaml|\b(the|not found|serving|pairing|Sold|Auction|Ready)\b|\b[a-z]+_[a-z]+\b"
+)
+
+
+def french_evening(page, base: str, data: Path) -> list[str]:
+    """A City game and a classic one started from the pages, as a person would; the pages a banker opens."""
+
+    data.mkdir(parents=True, exist_ok=True)
+    (data / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
+    for title, edition, players in (
+        ("Soirée du vendredi", "trois.edition.yaml", "Alice, Bruno, Chloé"),
+        ("Classique", "classic-fr", "Denis, Élodie"),
+    ):
+        page.goto(base + "/games")
+        page.fill("#new-name", title)
+        page.select_option("#new-edition", edition)
+        page.fill("#new-players", players)
+        page.click("#create")
+        page.wait_for_selector("h1")
+    for player, square in ((0, "Les Halles"), (1, "Quai Nord"), (2, "Port Sud")):
+        page.goto(base + "/games/soiree-du-vendredi")
+        page.select_option(f"#buy-{player}", square)
+        page.click(f"#buy-{player}-go")
+        page.wait_for_selector(f"#p{player} article[data-square='{square}']")
+    page.goto(base + "/games/classique")
+    page.select_option("#buy-0", index=1)
+    page.click("#buy-0-go")
+    page.wait_for_selector("#p0 article")
+    return [
+        "/",
+        "/remote",
+        "/settings",
+        "/share",
+        "/games",
+        "/games/soiree-du-vendredi",
+        "/games/soiree-du-vendredi/rent?square=Les+Halles",
+        "/games/soiree-du-vendredi/fortunes",
+        "/games/soiree-du-vendredi/fortunes?big=1",
+        "/games/soiree-du-vendredi/check",
+        "/games/classique",
+        "/games/classique/fortunes",
+        "/games/classique/fortunes?big=1",
+        "/editions",
+        "/editions/trois",
+        "/editions/trois/card",
+        "/editions/europe-1991",
+    ]
+
+
+def test_no_english_word_and_no_file_name_on_a_french_page(chromium, tmp_path):
+    context = new_phone(chromium, "360x640")
+    try:
+        with serving(tmp_path) as base:
+            page = context.new_page()
+            found = {}
+            for path in french_evening(page, base, tmp_path / "calculator"):
+                page.goto(base + path)
+                text = page.inner_text("body")
+                hints = " ".join(e.get_attribute("placeholder") or "" for e in page.query_selector_all("[placeholder]"))
+                options = " ".join(e.text_content() or "" for e in page.query_selector_all("option"))
+                leaks = {m.group(0) for m in LEAKS.finditer(" ".join((text, hints, options)))}
+                if leaks:
+                    found[path] = sorted(leaks)
+            assert found == {}
+    finally:
+        context.close()
+
+
+@pytest.mark.parametrize("size", list(SIZES))
+def test_every_amount_is_whole_on_a_phone_upright(chromium, tmp_path, size):
+    context = new_phone(chromium, size)
+    try:
+        with serving(tmp_path) as base:
+            page = context.new_page()
+            french_evening(page, base, tmp_path / "calculator")
+            for path in (
+                "/games",
+                "/editions",
+                "/games/soiree-du-vendredi",
+                "/games/soiree-du-vendredi/fortunes",
+                "/games/soiree-du-vendredi/fortunes?big=1",
+                "/games/classique/fortunes",
+                "/games/classique/fortunes?big=1",
+            ):
+                page.goto(base + path)
+                clipped = page.evaluate(
+                    "[...document.querySelectorAll('td, th, .cash, .total, .winner-line, .value, h1, h2')]"
+                    ".filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right >"
+                    " document.documentElement.clientWidth + 1).map(e => e.textContent.trim())"
+                )
+                assert clipped == [], (path, clipped)
+                assert page.evaluate("document.documentElement.scrollWidth") <= SIZES[size]["width"], path
+                # A name breaks between its words, never inside one (« Chl-oé »).
+                broken = page.evaluate(
+                    "[...document.querySelectorAll('.ranking td:nth-child(2)')].filter(e => {"
+                    " const r = document.createRange(); r.selectNodeContents(e);"
+                    " return r.getClientRects().length > e.textContent.trim().split(/\\s+/).length; })"
+                    ".map(e => e.textContent)"
+                )
+                assert broken == [], (path, broken)
+    finally:
+        context.close()
