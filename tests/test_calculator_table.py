@@ -73,7 +73,7 @@ def test_an_exact_name_wins_over_a_longer_one_it_begins():
     names = Names({"Gare": 1, "Gare Sud": 2}, "district")
     assert names.find("gare", "x") == 1 and names.find("gare s", "x") == 2
     with pytest.raises(UserError, match="unknown district 'Nord'"):
-        names.find("Nord", "x", "en")
+        names.find("Nord", "x")
 
 
 def test_players_are_found_the_same_way(capsys):

@@ -26,7 +26,7 @@ from unit.calculator import money, rules
 from unit.calculator import position as positions
 from unit.calculator.city import MonopolyCity
 from unit.calculator.names import Names
-from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation, words
+from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation, said, words
 from unit.errors import ArgumentError, Text, UserError
 from unit.fields import name_key
 
@@ -94,7 +94,7 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
         if not typed:
             raise UserError("rent", words(language, "args.rent_usage"))
         edition = editions.load(args.edition, language=language)
-        report = needs_dice_given(rules.of(edition).what_if(edition, typed, situation_of(args), language))
+        report = needs_dice_given(rules.of(edition).what_if(edition, typed, situation_of(args)))
         emit(args, rent_object(report, w), rent_lines(report, w))
         return 0
     if not args.game or not args.square:
@@ -111,10 +111,10 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
     return 0
 
 
-def rent_report(game: positions.Game, typed: str, dice: int | None, language: str) -> RentReport:
-    """``rent GAME SQUARE [--dice N]``: the report the command prints and the phone's page shows (``language``
-    words a name not found)."""
-    return rules.of(game).rent_of(game, typed, dice, language)
+def rent_report(game: positions.Game, typed: str, dice: int | None, language: str | None = None) -> RentReport:
+    """``rent GAME SQUARE [--dice N]``: the report the command prints and the phone's page shows (a name not
+    found is a :class:`UserError` whose sentence the caller says; ``language`` is not needed)."""
+    return rules.of(game).rent_of(game, typed, dice)
 
 
 def needs_dice_given(report: RentReport) -> RentReport:
@@ -254,7 +254,7 @@ def cmd_tax(args: argparse.Namespace, language: str) -> int:
 
 def _owned(game: positions.Game, typed: str, language: str) -> tuple[str, positions.Player, Any]:
     """The square or district ``typed`` names and who holds it; a clear error when nobody does."""
-    name = rules.of(game).owned(game, typed, language)
+    name = rules.of(game).owned(game, typed)
     held = game.holding(name)
     if held is None:
         raise UserError("SQUARE", words(language, "args.nobody_owns", s=name))
@@ -384,15 +384,15 @@ def board_lines(edition: editions.Edition, language: str) -> list[str]:
     return lines
 
 
-TEMPLATES = {"city": "city-template.yaml", "europe-1991": "europe-1991-template.yaml"}
+TEMPLATES = editions.TEMPLATES  # the pages list them too
 
 
 def cmd_edition(args: argparse.Namespace, language: str) -> int:
     if args.kind not in TEMPLATES:
-        hint = Names({k: k for k in TEMPLATES}, "template").hint(args.kind, language)
+        hint = Names({k: k for k in TEMPLATES}, "template").hint(args.kind)
         raise UserError(
             "edition template",
-            words(language, "args.unknown_template", name=repr(args.kind), hint=hint, expected=", ".join(TEMPLATES)),
+            said("args.unknown_template", name=repr(args.kind), hint=hint, expected=", ".join(TEMPLATES)),
         )
     folder = resources.files("unit.calculator").joinpath("editions")
     translated = folder.joinpath(TEMPLATES[args.kind].replace(".yaml", f".{language}.yaml"))

@@ -14,14 +14,14 @@ from typing import Any
 
 import yaml
 
-from unit import fields, i18n, yamlfile
+from unit import fields, yamlfile
 from unit.calculator import edition as editions
 from unit.calculator import history as histories
 from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Company, Street
 from unit.calculator.names import Names
 from unit.calculator.rulebook import shown, words
-from unit.errors import UserError
+from unit.errors import Text, UserError
 
 
 @dataclass(frozen=True)
@@ -30,6 +30,10 @@ class ClassicHolding:
     houses: int
     hotel: bool
     mortgaged: bool
+
+    @property
+    def name(self) -> str:
+        return self.square
 
 
 @dataclass(frozen=True)
@@ -47,6 +51,14 @@ class CityHolding:
     @property
     def blocks(self) -> int:
         return self.residential + self.industrial
+
+    @property
+    def name(self) -> str:
+        return self.district
+
+
+#: What a player holds: a classic deed, or a City district.
+Holding = ClassicHolding | CityHolding
 
 
 @dataclass(frozen=True)
@@ -94,32 +106,26 @@ class Game:
         """Who holds the square or district ``name`` (its canonical name), and how; None if nobody."""
         for player in self.players:
             for holding in player.holdings:
-                if self._name(holding) == name:
+                if holding.name == name:
                     return player, holding
         return None
 
-    def player(self, name: str, where: str, language: str = "fr") -> Player:
-        """A player by name (a unique beginning is enough); an unknown name is refused with the list of players."""
+    def player(self, name: str, where: str, language: str | None = None) -> Player:
+        """A player by name (a unique beginning is enough); an unknown name is refused with the list of players.
+        (``language`` is not needed: the error's sentence is said by whoever shows it.)"""
         names = Names({p.name: p for p in self.players}, "player")
         if not names.matches(name):
             players = ", ".join(p.name for p in self.players)
-            hint = names.hint(name, language)
-            raise UserError(
-                where, i18n.words(language)("bank.unknown_player", name=repr(name), hint=hint, players=players)
-            )
-        return names.find(name, where, language)
+            raise UserError(where, Text("bank.unknown_player", name=repr(name), hint=names.hint(name), players=players))
+        return names.find(name, where)
 
     def owners(self) -> dict[str, list[str]]:
         """Each square or district held, and the players holding it (one, in a legal position)."""
         out: dict[str, list[str]] = {}
         for player in self.players:
             for holding in player.holdings:
-                out.setdefault(self._name(holding), []).append(player.name)
+                out.setdefault(holding.name, []).append(player.name)
         return out
-
-    @staticmethod
-    def _name(holding: ClassicHolding | CityHolding) -> str:
-        return holding.square if isinstance(holding, ClassicHolding) else holding.district
 
 
 def hypothetical(
