@@ -23,7 +23,7 @@ from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from unit import i18n
-from unit.calculator import money, rules
+from unit.calculator import rules
 from unit.calculator.history import Change, Entry, Payment
 from unit.calculator.position import Game, Holding, Player
 from unit.calculator.rulebook import Joined, Refused, Rules, refused
@@ -217,7 +217,7 @@ class _speaking:
             error.language = self.language
 
 
-def commit(game: Game, entry: Entry, language: str | None = None) -> Game:
+def commit(game: Game, entry: Entry) -> Game:
     """The position after ``entry``'s payments and changes, with ``entry`` added to the history."""
     table = _Table(game)
     table.pay(entry.payments)
@@ -227,7 +227,7 @@ def commit(game: Game, entry: Entry, language: str | None = None) -> Game:
     return replace(game, players=table.players(), history=(*game.history, entry))
 
 
-def revert(game: Game, entry: Entry, language: str | None = None) -> Game:
+def revert(game: Game, entry: Entry) -> Game:
     """The position before ``entry`` (the last of the history); refused when the file no longer matches it."""
     if not game.history or game.history[-1] != entry:
         raise refused("undo_not_last")
@@ -342,12 +342,7 @@ def _set(player: Player, holding: Holding, after: Holding) -> Change:
 # --- finding players and squares --------------------------------------------------------------------
 
 
-def player_of(game: Game, typed: str, language: str | None = None, where: str = "PLAYER") -> Player:
-    """A player by name (a unique beginning is enough); an unknown one is refused with the list of players."""
-    return game.player(typed, where)
-
-
-def party(game: Game, typed: str | None, language: str | None = None, where: str = "PLAYER") -> str | None:
+def party(game: Game, typed: str | None, where: str) -> str | None:
     """A player's name, or None for the bank (``banque``, ``bank``), unless a player is called exactly that."""
     if typed is None:
         return None
@@ -356,11 +351,6 @@ def party(game: Game, typed: str | None, language: str | None = None, where: str
     ):
         return None
     return game.player(typed, where).name
-
-
-def square_of(game: Game, typed: str, language: str | None = None, where: str = "SQUARE") -> str:
-    """The canonical name of the square or district ``typed``."""
-    return rules.of(game).find(game, typed, where)
 
 
 def _owned(game: Game, square: str) -> tuple[Player, Holding]:
@@ -515,7 +505,7 @@ def _mortgage(game: Game, kind: Rules, action: Mortgage | Lift) -> Entry:
     return Entry("mortgage", Payment(None, owner.name, value), square=square, changes=(change,))
 
 
-def lift_cost(game: Game, square: str, language: str | None = None) -> int:
+def lift_cost(game: Game, square: str) -> int:
     """What lifting the mortgage of ``square`` costs, from what the bank paid for it (the history's last mortgage
     of it; the rules' value when the history does not have it): City, « le montant que la banque vous a versé
     auparavant » (the rent value may have changed since); classic, + 10 %."""
@@ -636,10 +626,6 @@ def _afford(game: Game, player: Player, amount: int, rent: bool = False) -> None
     )
 
 
-def _money(game: Game, amount: int, language: str) -> str:
-    return money.text(game.kind, amount, language)
-
-
 # --- in words ---------------------------------------------------------------------------------------
 
 
@@ -647,7 +633,7 @@ def describe(game: Game, entry: Entry, language: str) -> str:
     """One line for the table: « Bruno → Alice · M 600k · loyer de Docks »."""
 
     def fmt(amount: int) -> str:
-        return _money(game, amount, language)
+        return rules.of(game).write(amount, i18n.words(language))
 
     key = entry.what
     if key == "rent" and any(c.field == "exemption_card" for c in entry.changes):
@@ -688,7 +674,7 @@ def describe_changes(entry: Entry, language: str) -> list[str]:
                 f"{say(language, f'key.{k}')} {_value(c.before.get(k), language)} → {_value(c.after.get(k), language)}"
                 for k in dict.fromkeys(keys)
             ]
-            lines.append(f"{c.square} : {', '.join(parts)}" if language == "fr" else f"{c.square}: {', '.join(parts)}")
+            lines.append(say(language, "change.fields", s=c.square, f=", ".join(parts)))
     return lines
 
 
