@@ -401,12 +401,24 @@ def cmd_edition(args: argparse.Namespace, language: str) -> int:
     return 0
 
 
+def players_of(typed: str | None) -> list[str]:
+    """``--players``: names separated by commas (« Alice,Bob,Chloé »; a name may hold spaces: « Jean Paul,Léa »).
+    Without a comma, words separated by spaces are refused with how to write them: « Alice Bob Chloé » could be
+    three players or one with a long name, and guessing would make the wrong game file."""
+    if typed is None:  # checked after the edition: « game new city » first learns where City's editions come from
+        raise ArgumentError("players", said("args.players_missing"))
+    names = [name.strip() for name in typed.split(",")]
+    if not all(names):
+        raise ArgumentError("players", said("args.players_list", got=repr(typed)))
+    if len(names) == 1 and len(names[0].split()) > 1:
+        raise ArgumentError("players", said("args.players_spaces", got=repr(typed), fix=",".join(names[0].split())))
+    return names
+
+
 def cmd_game_new(args: argparse.Namespace, language: str) -> int:
     """A starting position to fill in: every player with the edition's starting cash, nothing owned."""
     edition = editions.load(args.edition, language=language)
-    names = [name.strip() for name in args.players.split(",")]
-    if len(names) < 1 or not all(names):
-        raise ArgumentError("players", words(language, "args.players_list", got=repr(args.players)))
+    names = players_of(args.players)
     seen: set[str] = set()
     for name in names:
         if name_key(name) in seen:
@@ -542,7 +554,7 @@ def add_commands(
     game_actions.required = True
     new = game_actions.add_parser("new", help="print a starting position: every player with the starting cash")
     new.add_argument("edition", metavar="EDITION", help=f"{', '.join(editions.SHIPPED)}, or an edition file")
-    new.add_argument("--players", required=True, metavar='"A,B,C"', help="the players' names, comma-separated")
+    new.add_argument("--players", metavar='"A,B,C"', help="the players' names, comma-separated (required)")
     common(new, json_output=False)
     new.set_defaults(func=run(cmd_game_new))
 
