@@ -338,7 +338,14 @@ def dump(game: Game, edition: str) -> dict[str, Any]:
 
 def dumps(game: Game, edition: str) -> str:
     """The game file's text: :func:`dump` as YAML, one line per holding."""
-    return yaml.safe_dump(dump(game, edition), allow_unicode=True, sort_keys=False, default_flow_style=None, width=120)
+    return yaml.dump(
+        dump(game, edition),
+        Dumper=histories.Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=None,
+        width=120,
+    )
 
 
 def _amount(kind: str, amount: int) -> int | str:
