@@ -4,8 +4,9 @@ The example City game (docs/examples/city-game.yaml, 3 players, on the example e
 temporary folder twice: as it is (a history of 0 entries) and with a history of 2,000 entries (a long
 evening: payments back and forth, each applied by :func:`unit.calculator.bank.apply` as the command would).
 Each run restores the file, then times the command as a person types it (wall and CPU time), from the
-process start to its exit: Python's start, the imports, reading and checking the game file and its edition, the bank's action,
-writing the file back atomically, printing the line. The game file's size with 2,000 entries is stated.
+process start to its exit: Python's start, the imports, reading and checking the game file and its
+edition, the bank's action, writing the file back atomically, printing the line. The game file's size
+with 2,000 entries is stated.
 
     python benchmarks/bank_cli.py [--runs N] [--entries N]
 
