@@ -448,18 +448,21 @@ def cmd_game_new(args: argparse.Namespace, language: str) -> int:
 # --- the parsers ----------------------------------------------------------------------------
 
 
+def common_options(parser: argparse.ArgumentParser, json_output: bool = True) -> None:
+    """The options every calculator and bank command has: ``--config``, ``--lang`` and, unless told, ``--json``."""
+    parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
+    parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
+    if json_output:
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
 def add_commands(
     commands: argparse._SubParsersAction[Any],  # the CLI's subcommands (its parser class: a subclass)
     run: Callable[[Handler], Callable[[argparse.Namespace], int]],
 ) -> None:
     """Add the calculator's subcommands to the ``monopoly-city`` parser; ``run`` wraps each handler."""
 
-    def common(parser: argparse.ArgumentParser, json_output: bool = True) -> None:
-        parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
-        parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
-        if json_output:
-            parser.add_argument("--json", action="store_true", help="machine-readable output")
-
+    common = common_options
     rent = commands.add_parser(
         "rent",
         help="what a player landing on a square pays",
@@ -561,5 +564,8 @@ def add_commands(
     from unit.calculator import bank_commands  # the bank's verbs and --pay (issue 22): a module of its own
 
     bank_commands.add_commands(
-        commands, run, {"salary": cmd_salary, "tax": cmd_tax, "mortgage": cmd_mortgage, "sell": cmd_sell}
+        commands,
+        run,
+        {"salary": cmd_salary, "tax": cmd_tax, "mortgage": cmd_mortgage, "sell": cmd_sell},
+        common_options,
     )
