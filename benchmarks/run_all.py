@@ -14,6 +14,7 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE))
 
+import bank_cli  # noqa: E402
 import cpu  # noqa: E402
 import frame_cost  # noqa: E402
 import latency  # noqa: E402
@@ -137,6 +138,21 @@ def web_editions_rows(w: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def bank_cli_rows(b: dict) -> list[tuple[str, str]]:
+    """The command line's bank (benchmarks/bank_cli.py): one ``pay``, a whole process, on the example City game."""
+    rows = []
+    for label, what in (("empty", "no history"), ("long", f"a history of {b['entries']:,} entries")):
+        g = b[label]
+        rows.append(
+            (
+                f"`monopoly-city pay GAME Bruno Alice 10k`, {what} (one start)",
+                f"median {g['median_ms']:.0f} ms, max {g['max_ms']:.0f} ms; CPU {g['cpu_median_ms']:.0f} ms; "
+                f"game file {g['bytes'] / 1024:.1f} KiB",
+            )
+        )
+    return rows
+
+
 def main() -> None:
     steps = [
         ("timing", lambda: timing_accuracy.measure(runs=5, seconds=6.0)),
@@ -149,6 +165,7 @@ def main() -> None:
         ("web", lambda: web_latency.measure()),
         ("web_calc", lambda: web_calc.measure()),
         ("web_editions", lambda: web_editions.measure()),
+        ("bank_cli", lambda: bank_cli.measure()),
     ]
     f = {}
     for name, run in steps:
@@ -210,6 +227,7 @@ def main() -> None:
         *web_rows(f["web"]),
         *web_calc_rows(f["web_calc"]),
         *web_editions_rows(f["web_editions"]),
+        *bank_cli_rows(f["bank_cli"]),
     ]
     today = datetime.date.today().isoformat()
     lines = [
@@ -273,6 +291,9 @@ def main() -> None:
         "- **Editions** (`web_editions.py`): the same service and edition; a card's check posted as the page does",
         "  after a pause in typing, a right card (the loader reads the file once) and one with 14 wrong fields (once",
         "  per mistake); then under 10 % of one core, 0.25 s apart.",
+        "- **The command line's bank** (`bank_cli.py`): `monopoly-city pay GAME Bruno Alice 10k` as a process, on",
+        "  the example City game as it is and with 2,000 payments in its history (the file restored before each",
+        "  run): Python's start, the imports, reading the game and its edition, the bank, the atomic write.",
         "",
     ]
     DOC.write_text("\n".join(lines), encoding="utf-8")

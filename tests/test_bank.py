@@ -11,9 +11,11 @@ from pathlib import Path
 import pytest
 from helpers import cli_json
 
+from unit import i18n
 from unit.calculator import bank, position
 from unit.calculator.bank import Refused
 from unit.cli import main
+from unit.errors import Text
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs/examples"
 
@@ -79,7 +81,7 @@ def test_no_rent_on_a_mortgaged_district():
     # « Vous ne pouvez percevoir aucun loyer pour un quartier hypothéqué. »
     error = refused(city(), bank.PayRent("bruno", "tanneries"))
     assert error.key == "bank.rent_mortgaged"
-    assert "Vous ne pouvez percevoir aucun loyer pour un quartier hypothéqué." in error.message
+    assert "Vous ne pouvez percevoir aucun loyer pour un quartier hypothéqué." in str(error)
 
 
 def test_short_of_cash_says_what_the_player_can_mortgage():
@@ -88,9 +90,9 @@ def test_short_of_cash_says_what_the_player_can_mortgage():
     game = city()
     error = refused(game, bank.Pay("Chloé", "Alice", 100_000_000))
     assert error.key == "bank.short"
-    assert "Chloé n'a que M 21,3M pour payer M 100M (il manque M 78,7M)" in error.message
-    assert "hypothéquer Front de Mer (M 480k)" in error.message
-    assert "vous pouvez hypothéquer un ou plusieurs de vos quartiers" in error.message
+    assert "Chloé n'a que M 21,3M pour payer M 100M (il manque M 78,7M)" in str(error)
+    assert "hypothéquer Front de Mer (M 480k)" in str(error)
+    assert "vous pouvez hypothéquer un ou plusieurs de vos quartiers" in str(error)
 
 
 def test_salary_with_the_stadium_income():
@@ -107,7 +109,7 @@ def test_industry_tax_only_with_an_industrial_building():
     after, entry = bank.apply(city(), bank.PayTax("alice"))
     assert entry.payment == bank.Payment("Alice", None, 1_000_000)
     error = refused(city(), bank.PayTax("chloé"))
-    assert "Si vous n'en possédez pas, vous n'avez rien à payer." in error.message
+    assert "Si vous n'en possédez pas, vous n'avez rien à payer." in str(error)
 
 
 def test_buy_at_the_printed_price_or_the_auction_price():
@@ -327,3 +329,17 @@ def test_cli_existing_commands_unchanged_without_pay(files, capsys):
     assert "history" not in (files / "city-game.yaml").read_text(encoding="utf-8")
     status, obj, _ = cli_json(capsys, "fortune", str(files / "classic-game.yaml"), "--variant", "rapide")
     assert obj["variant"] == "quick"
+
+
+def test_a_refusal_is_the_rules_sentence_said_where_it_is_shown():
+    # The bank computes no words: a refusal carries a Text, said in the reader's language by whoever shows it
+    # (the command line, the page); str() speaks the language the caller gave apply().
+    error = refused(city(), bank.PayRent("bruno", "tanneries"))
+    assert isinstance(error.message, Text) and error.message.key == "bank.rent_mortgaged"
+    assert error.say(i18n.words("en")).startswith("Les Tanneries is mortgaged: no rent")
+    assert str(error).startswith("Les Tanneries est hypothéqué : pas de loyer")
+    assert str(refused(city(), bank.PayRent("bruno", "tanneries"), "en")).startswith("Les Tanneries is mortgaged")
+    short = refused(city(), bank.Pay("Chloé", "Alice", 100_000_000))
+    assert "Chloé has only M 21.3M to pay M 100M (M 78.7M short): mortgage Front de Mer (M 480k)" in short.say(
+        i18n.words("en")
+    )

@@ -155,7 +155,7 @@ def test_unknown_square_suggests_the_closest(capsys, game):
     bad = game({"Owner": [{"name": "Avenue Fich"}]})
     assert main(["rent", bad, "Avenue Foch", "--lang", "en"]) == 2
     err = capsys.readouterr().err
-    assert "players[0].properties[0].name: unknown square 'Avenue Fich' (did you mean 'Avenue Foch'?)" in err
+    assert "Owner, properties: unknown square 'Avenue Fich' (did you mean 'Avenue Foch'?)" in err
 
 
 # --- fortunes -----------------------------------------------------------------------------------

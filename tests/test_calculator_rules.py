@@ -277,3 +277,21 @@ def test_game_new_refuses_a_name_twice_and_an_edition_without_starting_cash(caps
     assert "--players: le joueur 'alice' est nommé deux fois" in capsys.readouterr().err
     assert main(["game", "new", "europe-1991", "--players", "A,B", "--lang", "en"]) == 2
     assert "starting cash" in capsys.readouterr().err
+
+
+def test_game_new_players_are_separated_by_commas_and_spaces_alone_say_how(capsys):
+    # Issue 22 §5: « Alice Bob Chloé » could be three players or one long name: refused with how to write it;
+    # a name with spaces is kept whole beside a comma.
+    assert main(["game", "new", "classic-fr", "--players", "Alice Bob Chloé"]) == 2
+    assert '--players: séparez les joueurs par des virgules : --players "Alice,Bob,Chloé"' in capsys.readouterr().err
+    assert main(["game", "new", "classic-fr", "--players", "Jean Paul,Léa"]) == 0
+    assert '- name: "Jean Paul"' in capsys.readouterr().out
+
+
+def test_game_new_city_says_how_to_make_an_edition_from_the_template(capsys):
+    # Issue 22 §5: City's cards are not shipped; the line gives the template's command, before any --players.
+    assert main(["game", "new", "city"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "monopoly-city edition template city > ma-ville.yaml" in err
+    assert main(["game", "new", "city", "--players", "A,B", "--lang", "en"]) == 2
+    assert "monopoly-city edition template city > my-city.yaml" in capsys.readouterr().err

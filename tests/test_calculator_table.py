@@ -12,6 +12,7 @@ import yaml
 from helpers import cli_json
 
 from unit.calculator import edition as editions
+from unit.calculator import position as positions
 from unit.calculator.names import Names
 from unit.cli import main
 from unit.errors import UserError
@@ -73,7 +74,7 @@ def test_an_exact_name_wins_over_a_longer_one_it_begins():
     names = Names({"Gare": 1, "Gare Sud": 2}, "district")
     assert names.find("gare", "x") == 1 and names.find("gare s", "x") == 2
     with pytest.raises(UserError, match="unknown district 'Nord'"):
-        names.find("Nord", "x", "en")
+        names.find("Nord", "x")
 
 
 def test_players_are_found_the_same_way(capsys):
@@ -216,3 +217,31 @@ def test_every_beginning_and_word_of_a_name_lists_it(name):
         found = names.matches(typed)
         assert name in found or all(name_key(other).startswith(typed) for other in found), (typed, found)
         assert found  # never nothing: a beginning of a word always finds something
+
+
+@pytest.mark.parametrize("typed", ["Départ", "case départ", "GO"])
+def test_the_go_square_is_known_by_its_names_and_says_where_its_salary_is(capsys, typed):
+    # Issue 22 §5: GO is not a property, but people type it where a square is asked.
+    err = error(capsys, "rent", CLASSIC, typed)
+    assert f"{typed!r} est la case DÉPART" in err and "monopoly-city salary PARTIE.yaml JOUEUR" in err
+
+
+@pytest.mark.parametrize(
+    "written,hazard",
+    [
+        ("décharge", "dump"),
+        ("la Décharge", "dump"),
+        ("station d'épuration", "sewage_plant"),
+        ("l'usine de traitement des eaux usées", "sewage_plant"),
+        ("centrale électrique", "power_station"),
+        ("Power station", "power_station"),
+        ("prison", "prison"),
+        ("sewage_plant", "sewage_plant"),
+    ],
+)
+def test_a_hazard_is_read_by_the_name_the_output_gives_it(tmp_path, written, hazard):
+    # Issue 22 §5: the words the output itself uses are accepted in the file.
+    text = (EXAMPLES / "city-game.yaml").read_text(encoding="utf-8").replace("hazard: prison", f'hazard: "{written}"')
+    (tmp_path / "city-example.yaml").write_bytes((EXAMPLES / "city-example.yaml").read_bytes())
+    (tmp_path / "game.yaml").write_text(text, encoding="utf-8")
+    assert positions.load(str(tmp_path / "game.yaml")).held("Docks")[1].hazard == hazard

@@ -143,7 +143,16 @@ def test_a_yaml_decimal_cash_is_refused_not_divided_by_1000(capsys, tmp_path):
     path = tmp_path / "game.yaml"
     path.write_text("edition: classic-fr\nplayers:\n  - {name: Bob, cash: 500.000}\n", encoding="utf-8")
     assert main(["fortune", str(path)]) == 2
-    assert "players[0].cash" in capsys.readouterr().err
+    assert "Bob, cash: 500.0" in capsys.readouterr().err
+    # 1.5 is not 500.000 without its zeros: the table means M 1,5M (or 1,5k), and the line says how to write it.
+    path.write_text("edition: classic-fr\nplayers:\n  - {name: Bob, cash: 1.5}\n", encoding="utf-8")
+    assert main(["fortune", str(path)]) == 2
+    err = capsys.readouterr().err
+    assert (
+        "Bob, cash: 1.5 : pour YAML, c'est un nombre décimal" in err
+        and "écrivez 1,5M (1\u202f500\u202f000) ou 1,5k" in err
+    )
+    assert "500.000" not in err.split(";")[0]
     path.write_text("edition: classic-fr\nplayers:\n  - {name: Bob, cash: '500.000'}\n", encoding="utf-8")
     assert main(["fortune", str(path), "--json"]) == 0
     assert '"cash": 500000' in capsys.readouterr().out

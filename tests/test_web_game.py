@@ -372,7 +372,7 @@ def test_a_change_needs_the_pages_token_and_origin(app, data):
 def test_a_file_edited_by_hand_into_nonsense_says_its_line(app, data):
     (data / "abime.game.yaml").write_text("edition: trois.edition.yaml\nplayers: [{name: A, cash: -1}]\n")
     page = Phone(app, "abime").look()
-    assert page.status_code == 422 and "abime.game.yaml: players[0].cash" in error_of(page)
+    assert page.status_code == 422 and "abime.game.yaml: A, cash" in error_of(page)
 
 
 def test_the_games_list_and_a_new_game_named_badly(app, data):

@@ -5,59 +5,40 @@ checked against the rules of the game's kind and turned into one history entry
 (:class:`unit.calculator.history.Entry`): who pays whom, how much, what for, and the position change
 that goes with it. :func:`apply` returns the new game with that entry at the end of its history;
 :func:`undo` takes the last entries back and restores cash and position exactly. An action the rules
-refuse raises :class:`Refused`, carrying the catalog key of the rule's sentence; when the cash is short
-the sentence says what the player can do (mortgage, sell back, the rent-exemption card).
+refuse raises :class:`Refused`, carrying the rule's sentence as a :class:`unit.errors.Text` (its ``key``
+names it), said in the reader's language where it is shown; when the cash is short the sentence says what
+the player can do (mortgage, sell back, the rent-exemption card).
 
-Pure: no file, no clock. The pages and ``monopoly-city pay/buy/build/...`` both call :func:`apply` on
-the game file's contents and write the result with :func:`unit.calculator.position.dumps`, so a game
-kept by the page and one kept by the command line are the same file. The rents, salaries and values
-come from the rule modules through :mod:`unit.calculator.bank_rules`.
+Pure: no file, no clock, no language. The pages and ``monopoly-city pay/buy/build/...`` both call
+:func:`apply` on the game file's contents and write the result with :func:`unit.calculator.position.dumps`,
+so a game kept by the page and one kept by the command line are the same file. The rents, salaries, prices
+and values are the game kind's rules object's (:func:`unit.calculator.rules.of`), the ones ``monopoly-city
+rent``, ``salary``, ``tax``, ``mortgage``, ``sell`` and ``check`` print.
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, fields, replace
 from typing import Any
 
 from unit import i18n
-from unit.calculator import bank_rules as rules
-from unit.calculator import money
-from unit.calculator.edition import CityEdition, ClassicEdition, Street, Tax
-from unit.calculator.history import CITY_KEYS, CLASSIC_KEYS, Change, Entry, Payment
-from unit.calculator.position import CityHolding, ClassicHolding, Game, Player
-from unit.errors import UserError
+from unit.calculator import rules
+from unit.calculator.history import Change, Entry, Payment
+from unit.calculator.position import Game, Holding, Player
+from unit.calculator.rulebook import Joined, Refused, Rules, refused
+from unit.errors import Text
 from unit.fields import name_key
 
-#: « Coût : M 2M » (a stadium) and « Coût : M 7M » (the Monopoly Tower), seeds/regles-monopoly-city.txt.
-STADIUM_COST = 2_000_000
-TOWER_COST = 7_000_000
-#: « payant à la banque M 500k par bâtiment » to remove a hazard.
-HAZARD_REMOVAL_PER_BLOCK = 500_000
-#: « Payer une amende de M 500k » to leave jail (City; the classic fine is the edition's).
-CITY_JAIL_FINE = 500_000
-#: « Les enchères commencent au montant [...] avec un minimum de M 10k » (City); « Les enchères commencent à M10 ».
-CITY_AUCTION_MINIMUM = 10_000
-CLASSIC_AUCTION_MINIMUM = 10
+__all__ = ["Refused"]  # raised here, defined beside the rules that raise it too
+
 #: What the command line and the pages may type for the bank, in any language.
 BANK_NAMES = ("banque", "bank", "la banque", "the bank")
-
-
-class Refused(UserError):
-    """An action the rules refuse: ``key`` is the catalog key of the sentence, ``message`` the sentence."""
-
-    def __init__(self, key: str, message: str):
-        super().__init__("", message)
-        self.key = key
 
 
 def say(language: str, key: str, /, **values: object) -> str:
     """The bank's sentence ``key`` (under ``bank.`` in unit/locales/) in ``language``."""
     return i18n.words(language)(f"bank.{key}", **values)
-
-
-def refuse(language: str, key: str, /, **values: object) -> Refused:
-    return Refused(f"bank.{key}", say(language, key, **values))
 
 
 # --- the actions ------------------------------------------------------------------------------------
@@ -108,6 +89,10 @@ class Build:
     houses: int = 0
     hotel: bool = False
     variant: str | None = None
+
+    def city(self) -> bool:
+        """Whether a City building is ordered (blocks, skyscraper, stadium, tower)."""
+        return bool(self.residential or self.industrial or self.skyscraper or self.stadium or self.tower)
 
 
 @dataclass(frozen=True)
@@ -187,34 +172,54 @@ Action = (
 
 
 def apply(game: Game, action: Action, language: str = "fr") -> tuple[Game, Entry]:
-    """The game after ``action``, and the history entry it added; :class:`Refused` when the rules say no."""
-    entry, variant = _entry(game, action, language)
-    after = commit(game, entry, language)
-    if not isinstance(action, Out):  # a bankruptcy is not a choice: it happens whatever the position
-        before = {(p.player, p.square, p.rule) for p in rules.problems(game, variant)}
-        for problem in rules.problems(after, variant):
-            if (problem.player, problem.square, problem.rule) not in before:
-                raise Refused(f"calculator.check.{problem.rule}", problem.message.say(i18n.words(language)))
+    """The game after ``action``, and the history entry it added; :class:`Refused` when the rules say no.
+
+    ``language`` only words ``str()`` of a refusal (its :meth:`~unit.errors.UserError.say` takes any language)."""
+    with _speaking(language):
+        entry, variant = _entry(game, action)
+        after = commit(game, entry)
+        if not isinstance(action, Out):  # a bankruptcy is not a choice: it happens whatever the position
+            kind = rules.of(game)
+            checked = variant if variant in kind.variants else None
+            before = {(p.player, p.square, p.rule) for p in kind.check(game, checked).problems}
+            for problem in kind.check(after, checked).problems:
+                if (problem.player, problem.square, problem.rule) not in before:
+                    raise Refused(problem.message)
     return after, entry
 
 
 def undo(game: Game, count: int = 1, language: str = "fr") -> tuple[Game, tuple[Entry, ...]]:
     """The game with its last ``count`` entries taken back (last first), and those entries."""
-    if count < 1:
-        raise refuse(language, "undo_count", n=count)
-    if count > len(game.history):
-        raise refuse(language, "undo_too_many", n=count, h=len(game.history))
-    undone = []
-    for _ in range(count):
-        entry = game.history[-1]
-        game = revert(game, entry, language)
-        undone.append(entry)
+    with _speaking(language):
+        if count < 1:
+            raise refused("undo_count", n=count)
+        if count > len(game.history):
+            raise refused("undo_too_many", n=count, h=len(game.history))
+        undone = []
+        for _ in range(count):
+            entry = game.history[-1]
+            game = revert(game, entry)
+            undone.append(entry)
     return game, tuple(undone)
 
 
-def commit(game: Game, entry: Entry, language: str) -> Game:
+class _speaking:
+    """Within :func:`apply` and :func:`undo`: a refusal's ``str()`` in the caller's language."""
+
+    def __init__(self, language: str):
+        self.language = language
+
+    def __enter__(self) -> None:
+        return None
+
+    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
+        if isinstance(error, Refused):
+            error.language = self.language
+
+
+def commit(game: Game, entry: Entry) -> Game:
     """The position after ``entry``'s payments and changes, with ``entry`` added to the history."""
-    table = _Table(game, language)
+    table = _Table(game)
     table.pay(entry.payments)
     for change in entry.changes:
         table.change(change, forward=True)
@@ -222,11 +227,11 @@ def commit(game: Game, entry: Entry, language: str) -> Game:
     return replace(game, players=table.players(), history=(*game.history, entry))
 
 
-def revert(game: Game, entry: Entry, language: str) -> Game:
+def revert(game: Game, entry: Entry) -> Game:
     """The position before ``entry`` (the last of the history); refused when the file no longer matches it."""
     if not game.history or game.history[-1] != entry:
-        raise refuse(language, "undo_not_last")
-    table = _Table(game, language)
+        raise refused("undo_not_last")
+    table = _Table(game)
     for change in reversed(entry.changes):
         table.change(change, forward=False)
     table.pay(Payment(p.payee, p.payer, p.amount) for p in reversed(entry.payments))
@@ -237,9 +242,8 @@ def revert(game: Game, entry: Entry, language: str) -> Game:
 class _Table:
     """The players while an entry is applied or taken back, checking that the file still matches it."""
 
-    def __init__(self, game: Game, language: str):
-        self.game = game
-        self.language = language
+    def __init__(self, game: Game):
+        self.rules = rules.of(game)
         self.seats: list[Player] = list(game.players)
 
     def players(self) -> tuple[Player, ...]:
@@ -249,7 +253,7 @@ class _Table:
         for i, player in enumerate(self.seats):
             if player.name == name:
                 return i
-        raise refuse(self.language, "mismatch_player", p=name)
+        raise refused("mismatch_player", p=name)
 
     def pay(self, payments: Iterable[Payment]) -> None:
         for p in payments:
@@ -263,7 +267,7 @@ class _Table:
     def solvent(self) -> None:
         for player in self.seats:
             if player.cash < 0:
-                raise refuse(self.language, "negative", p=player.name)
+                raise refused("negative", p=player.name)
 
     def change(self, change: Change, forward: bool) -> None:
         if change.left is not None:
@@ -274,35 +278,34 @@ class _Table:
         player = self.seats[i]
         if change.field is not None:
             if getattr(player, change.field) != before:
-                raise refuse(self.language, "mismatch", p=player.name, s=change.field)
+                raise refused("mismatch", p=player.name, s=change.field)
             self.seats[i] = replace(player, **{change.field: after})
             return
         square = change.square or ""
+        mismatch = refused("mismatch", p=player.name, s=square)
         holdings = list(player.holdings)
-        found = [j for j, h in enumerate(holdings) if _name(h) == square]
+        found = [j for j, h in enumerate(holdings) if h.name == square]
         if before is None:
             if found:
-                raise refuse(self.language, "mismatch", p=player.name, s=square)
-            if forward or change.at is None:
-                holdings.append(holding_of(self.game, square, after))
-            else:
-                holdings.insert(change.at, holding_of(self.game, square, after))
+                raise mismatch
+            place = len(holdings) if forward or change.at is None else change.at
+            holdings.insert(place, self.rules.holding(square, after or {}))
         else:
             if not found:
-                raise refuse(self.language, "mismatch", p=player.name, s=square)
+                raise mismatch
             now = all_fields(holdings[found[0]])
-            if after is None and holding_data(holdings[found[0]]) != before:
-                raise refuse(self.language, "mismatch", p=player.name, s=square)
-            if after is not None and any(now.get(k) != v for k, v in before.items()):
-                raise refuse(self.language, "mismatch", p=player.name, s=square)
             if after is None:
+                if holding_data(holdings[found[0]]) != before:
+                    raise mismatch
                 if forward and change.at is not None and change.at != found[0]:
-                    raise refuse(self.language, "mismatch", p=player.name, s=square)
+                    raise mismatch
                 if not forward and found[0] != len(holdings) - 1:
-                    raise refuse(self.language, "mismatch", p=player.name, s=square)
+                    raise mismatch
                 del holdings[found[0]]
             else:
-                holdings[found[0]] = holding_of(self.game, square, {**now, **after})
+                if any(now.get(k) != v for k, v in before.items()):
+                    raise mismatch
+                holdings[found[0]] = self.rules.holding(square, {**now, **after})
         self.seats[i] = replace(player, holdings=tuple(holdings))
 
     def _seat(self, change: Change, leaving: bool) -> None:
@@ -311,68 +314,35 @@ class _Table:
             i = self.index(change.player)
             player = self.seats[i]
             if i != place or player != Player(player.name, 0, ()):
-                raise refuse(self.language, "mismatch_player", p=change.player)
+                raise refused("mismatch_player", p=change.player)
             del self.seats[i]
         else:
             if any(p.name == change.player for p in self.seats) or place > len(self.seats):
-                raise refuse(self.language, "mismatch_player", p=change.player)
+                raise refused("mismatch_player", p=change.player)
             self.seats.insert(place, Player(change.player, 0, ()))
 
 
-def holding_data(holding: CityHolding | ClassicHolding) -> dict[str, Any]:
+def all_fields(holding: Holding) -> dict[str, Any]:
+    """Every field of a holding but its name (the first), defaults included, in the game file's order."""
+    return {field.name: getattr(holding, field.name) for field in fields(holding)[1:]}
+
+
+def holding_data(holding: Holding) -> dict[str, Any]:
     """A holding as the game file writes it, without its name (only what differs from the defaults)."""
-    keys = CITY_KEYS if isinstance(holding, CityHolding) else CLASSIC_KEYS
-    return {key: getattr(holding, key) for key in keys if getattr(holding, key)}
+    return {key: value for key, value in all_fields(holding).items() if value}
 
 
-def holding_of(game: Game, square: str, data: dict[str, Any] | None) -> CityHolding | ClassicHolding:
-    values = data or {}
-    if isinstance(game.edition, CityEdition):
-        return CityHolding(
-            square,
-            residential=int(values.get("residential", 0)),
-            industrial=int(values.get("industrial", 0)),
-            hazard=values.get("hazard"),
-            bonus=values.get("bonus"),
-            skyscraper=bool(values.get("skyscraper", False)),
-            stadium=bool(values.get("stadium", False)),
-            station=bool(values.get("station", False)),
-            mortgaged=bool(values.get("mortgaged", False)),
-        )
-    return ClassicHolding(
-        square, int(values.get("houses", 0)), bool(values.get("hotel", False)), bool(values.get("mortgaged", False))
-    )
-
-
-def _name(holding: CityHolding | ClassicHolding) -> str:
-    return holding.district if isinstance(holding, CityHolding) else holding.square
-
-
-def all_fields(holding: CityHolding | ClassicHolding) -> dict[str, Any]:
-    """Every field of a holding but its name, defaults included."""
-    keys = CITY_KEYS if isinstance(holding, CityHolding) else CLASSIC_KEYS
-    return {key: getattr(holding, key) for key in keys}
-
-
-def _set(game: Game, player: Player, holding: CityHolding | ClassicHolding, **values: Any) -> Change:
-    """The change of some of a holding's fields: only those that change, before and after (defaults written)."""
-    before = all_fields(holding)
-    after = all_fields(replace(holding, **values))
-    keys = [k for k in before if before[k] != after[k]]
-    return Change(
-        player.name, square=_name(holding), before={k: before[k] for k in keys}, after={k: after[k] for k in keys}
-    )
+def _set(player: Player, holding: Holding, after: Holding) -> Change:
+    """The change of ``holding`` into ``after``: only the fields that change, before and after (defaults written)."""
+    old, new = all_fields(holding), all_fields(after)
+    keys = [k for k in old if old[k] != new[k]]
+    return Change(player.name, square=holding.name, before={k: old[k] for k in keys}, after={k: new[k] for k in keys})
 
 
 # --- finding players and squares --------------------------------------------------------------------
 
 
-def player_of(game: Game, typed: str, language: str, where: str = "PLAYER") -> Player:
-    """A player by name (a unique beginning is enough); an unknown one is refused with the list of players."""
-    return game.player(typed, where, language)
-
-
-def party(game: Game, typed: str | None, language: str, where: str = "PLAYER") -> str | None:
+def party(game: Game, typed: str | None, where: str) -> str | None:
     """A player's name, or None for the bank (``banque``, ``bank``), unless a player is called exactly that."""
     if typed is None:
         return None
@@ -380,414 +350,240 @@ def party(game: Game, typed: str | None, language: str, where: str = "PLAYER") -
         name_key(p.name) == name_key(typed) for p in game.players
     ):
         return None
-    return player_of(game, typed, language, where).name
+    return game.player(typed, where).name
 
 
-def square_of(game: Game, typed: str, language: str, where: str = "SQUARE") -> str:
-    """The canonical name of the square or district ``typed``."""
-    if isinstance(game.edition, CityEdition):
-        return game.edition.district(typed, where, language).name
-    return str(game.edition.square(typed, where, language).name)
-
-
-def _owned(game: Game, square: str, language: str) -> tuple[Player, Any]:
+def _owned(game: Game, square: str) -> tuple[Player, Holding]:
     held = game.holding(square)
     if held is None:
-        raise refuse(language, "nobody_owns", s=square)
+        raise refused("nobody_owns", s=square)
     return held
 
 
 # --- what each action means -------------------------------------------------------------------------
 
 
-def _entry(game: Game, action: Action, language: str) -> tuple[Entry, str | None]:
+def _entry(game: Game, action: Action) -> tuple[Entry, str | None]:
     """The entry ``action`` makes (not yet applied), and the classic variant its check follows."""
     variant = getattr(action, "variant", None)
+    kind = rules.of(game)
     if isinstance(action, Pay):
-        return _pay(game, action, language), variant
+        return _pay(game, action), variant
     if isinstance(action, PayRent):
-        return _rent(game, action, language), variant
+        return _rent(game, kind, action), variant
     if isinstance(action, Buy):
-        return _buy(game, action, language), variant
-    if isinstance(action, Build):
-        return _build(game, action, language), variant
-    if isinstance(action, SellBack):
-        return _sell(game, action, language), variant
-    if isinstance(action, RemoveHazard):
-        return _hazard(game, action, language), variant
+        return _buy(game, kind, action), variant
+    if isinstance(action, (Build, SellBack, RemoveHazard)):
+        return _works(game, kind, action), variant
     if isinstance(action, Salary):
-        player = player_of(game, action.player, language)
-        return Entry("salary", Payment(None, player.name, rules.salary(game, player, language))), variant
+        player = game.player(action.player, "PLAYER")
+        return Entry("salary", Payment(None, player.name, kind.salary(game, player).amount)), variant
     if isinstance(action, PayTax):
-        return _tax(game, action, language), variant
+        return _tax(game, kind, action), variant
     if isinstance(action, JailFine):
-        player = player_of(game, action.player, language)
-        edition = game.edition
-        fine = edition.rules.jail_fine if isinstance(edition, ClassicEdition) else CITY_JAIL_FINE
-        _afford(game, player, fine, language)
-        return Entry("fine", Payment(player.name, None, fine)), variant
-    if isinstance(action, Mortgage):
-        return _mortgage(game, action, language), variant
-    if isinstance(action, Lift):
-        return _lift(game, action, language), variant
+        return _to_bank(game, "fine", game.player(action.player, "PLAYER"), kind.jail_fine(game)), variant
+    if isinstance(action, (Mortgage, Lift)):
+        return _mortgage(game, kind, action), variant
     if isinstance(action, Trade):
-        return _trade(game, action, language), variant
-    return _out(game, action, language), variant
+        return _trade(game, kind, action), variant
+    return _out(game, kind, action), variant
 
 
-def _pay(game: Game, action: Pay, language: str) -> Entry:
-    payer = party(game, action.payer, language, "PAYER")
-    payee = party(game, action.payee, language, "PAYEE")
+def _to_bank(
+    game: Game, what: str, player: Player, amount: int, square: str | None = None, rent: bool = False
+) -> Entry:
+    """``player`` pays the bank ``amount`` (a tax, the fine), refused when the cash is short."""
+    _afford(game, player, amount, rent)
+    return Entry(what, Payment(player.name, None, amount), square=square)
+
+
+def _pay(game: Game, action: Pay) -> Entry:
+    payer = party(game, action.payer, where="PAYER")
+    payee = party(game, action.payee, where="PAYEE")
     if payer is None and payee is None:
-        raise refuse(language, "bank_to_bank")
+        raise refused("bank_to_bank")
     if payer == payee:
-        raise refuse(language, "same_player", p=payer)
+        raise refused("same_player", p=payer)
     if action.amount <= 0:
-        raise refuse(language, "nothing_to_pay")
+        raise refused("nothing_to_pay")
     if payer is not None:
-        _afford(game, player_of(game, payer, language), action.amount, language)
+        _afford(game, game.player(payer, "PAYER"), action.amount)
     note = action.note.strip() if action.note and action.note.strip() else None
     return Entry("pay", Payment(payer, payee, action.amount), note=note)
 
 
-def _rent(game: Game, action: PayRent, language: str) -> Entry:
-    payer = player_of(game, action.payer, language)
-    square = square_of(game, action.square, language)
-    edition = game.edition
-    if isinstance(edition, ClassicEdition) and isinstance(edition.squares[square], Tax):
-        tax = edition.squares[square]
-        assert isinstance(tax, Tax)
-        _afford(game, payer, tax.amount, language)
-        return Entry("tax", Payment(payer.name, None, tax.amount), square=square)
-    owner, holding = _owned(game, square, language)
+def _rent(game: Game, kind: Rules, action: PayRent) -> Entry:
+    payer = game.player(action.payer, "PLAYER")
+    square = kind.find(game, action.square, "SQUARE")
+    tax = kind.tax_square(game, square)
+    if tax is not None:
+        return _to_bank(game, "tax", payer, tax, square)
+    owner, holding = _owned(game, square)
     if owner.name == payer.name:
-        raise refuse(language, "own_square", s=square, p=payer.name)
+        raise refused("own_square", s=square, p=payer.name)
     if holding.mortgaged:
-        raise refuse(language, "rent_mortgaged", s=square)
+        raise refused("rent_mortgaged", s=square)
     if action.exemption:
         if not payer.exemption_card:
-            raise refuse(language, "no_exemption_card", p=payer.name)
+            raise refused("no_exemption_card", p=payer.name)
         change = Change(payer.name, field="exemption_card", before=True, after=False)
         return Entry("rent", Payment(payer.name, owner.name, 0), square=square, changes=(change,))
-    amount = rules.rent(game, square, action.dice, language).amount
-    if amount <= 0:
-        raise refuse(language, "nothing_to_pay")
-    _afford(game, payer, amount, language, rent=True)
-    return Entry("rent", Payment(payer.name, owner.name, amount), square=square)
+    report = kind.rent(game, square, action.dice)
+    if report.needs_dice:  # a utility's owner charges by the throw
+        raise Refused(report.explanation[0])
+    if report.rent <= 0:
+        raise refused("nothing_to_pay")
+    _afford(game, payer, report.rent, rent=True)
+    return Entry("rent", Payment(payer.name, owner.name, report.rent), square=square)
 
 
-def _buy(game: Game, action: Buy, language: str) -> Entry:
-    player = player_of(game, action.player, language)
-    square = square_of(game, action.square, language)
-    edition = game.edition
+def _buy(game: Game, kind: Rules, action: Buy) -> Entry:
+    player = game.player(action.player, "PLAYER")
+    square = kind.find(game, action.square, "SQUARE")
     held = game.holding(square)
     if held is not None:
-        raise refuse(language, "already_owned", s=square, o=held[0].name)
-    if isinstance(edition, CityEdition):
-        district = edition.districts[square]
-        printed = district.price
-        minimum = CITY_AUCTION_MINIMUM
-        if printed is None and action.price is None:
-            raise refuse(language, "missing_price", s=square, w=f"{edition.source}: {district.where}.price")
-    else:
-        deed = edition.squares[square]
-        if isinstance(deed, Tax):
-            raise refuse(language, "tax_square", s=square)
-        printed = deed.price
-        minimum = CLASSIC_AUCTION_MINIMUM
+        raise refused("already_owned", s=square, o=held[0].name)
     if action.price is None:
-        price, what = printed or 0, "buy"
+        price, what = kind.price(game, square), "buy"
     else:
-        if action.price < minimum:
-            raise refuse(language, "auction_minimum", a=_money(game, minimum, language))
+        if kind.tax_square(game, square) is not None:
+            raise refused("tax_square", s=square)
+        if action.price < kind.auction_minimum:
+            raise refused("auction_minimum", a=kind.amount(kind.auction_minimum))
         price, what = action.price, "auction"
-    _afford(game, player, price, language)
+    _afford(game, player, price)
     change = Change(player.name, square=square, before=None, after={})
     return Entry(what, Payment(player.name, None, price), square=square, changes=(change,))
 
 
-def _build(game: Game, action: Build, language: str) -> Entry:
-    square = square_of(game, action.square, language)
-    owner, holding = _owned(game, square, language)
-    changes: list[Change] = []
-    edition = game.edition
-    if isinstance(edition, CityEdition):
-        if action.houses or action.hotel:
-            raise refuse(language, "classic_only")
-        if not (action.residential or action.industrial or action.skyscraper or action.stadium or action.tower):
-            raise refuse(language, "nothing_to_build")
-        if action.residential < 0 or action.industrial < 0:
-            raise refuse(language, "nothing_to_build")
-        if holding.mortgaged:
-            raise refuse(language, "build_mortgaged", s=square)
-        district = edition.districts[square]
-        cost = 0
-        for kind, count in (("residential", action.residential), ("industrial", action.industrial)):
-            if count:
-                unit = getattr(district, f"{kind}_cost")
-                if unit is None:
-                    raise refuse(
-                        language, "missing_cost", s=square, w=f"{edition.source}: {district.where}.{kind}_cost"
-                    )
-                cost += count * unit
-        if action.skyscraper:
-            if holding.skyscraper:
-                raise refuse(language, "already_built", s=square)
-            group = edition.groups[district.group]
-            if group.skyscraper_cost is None:
-                raise refuse(language, "missing_skyscraper_cost", g=group.name, w=f"{edition.source}: groups")
-            cost += group.skyscraper_cost
-        if action.stadium:
-            if holding.stadium:
-                raise refuse(language, "already_built", s=square)
-            cost += STADIUM_COST
-        if action.tower:
-            if owner.tower is not None:
-                raise refuse(language, "one_tower", s=owner.tower)
-            cost += TOWER_COST
-            changes.append(Change(owner.name, field="tower", before=None, after=square))
-        changes.insert(
-            0,
-            _set(
-                game,
-                owner,
-                holding,
-                residential=holding.residential + action.residential,
-                industrial=holding.industrial + action.industrial,
-                skyscraper=holding.skyscraper or action.skyscraper,
-                stadium=holding.stadium or action.stadium,
-            ),
-        )
+def _works(game: Game, kind: Rules, action: Build | SellBack | RemoveHazard) -> Entry:
+    """Buildings bought from the bank, sold back to it, or a hazard removed: the owner and the bank settle."""
+    square = kind.find(game, action.square, "SQUARE")
+    owner, holding = _owned(game, square)
+    if isinstance(action, SellBack):
+        proceeds, after = kind.sell_back(game, holding, action.houses, action.variant)
+        return Entry("sell", Payment(None, owner.name, proceeds), square=square, changes=(_set(owner, holding, after),))
+    if isinstance(action, RemoveHazard):
+        (cost, after), what = kind.remove_hazard(game, holding), "hazard"
     else:
-        if action.residential or action.industrial or action.skyscraper or action.stadium or action.tower:
-            raise refuse(language, "city_only")
-        street = rules.classic_street(edition, square)
-        if street is None:
-            raise refuse(language, "not_a_street", s=square)
-        if not (action.houses > 0 or action.hotel) or action.houses < 0 or (action.houses and action.hotel):
-            raise refuse(language, "nothing_to_build")
-        if holding.hotel:
-            raise refuse(language, "hotel_standing", s=square)
-        if action.hotel:
-            needed = rules.houses_per_hotel(edition, action.variant)
-            if holding.houses != needed:
-                raise refuse(language, "hotel_needs_houses", n=needed, s=square, h=holding.houses)
-            cost = street.house_cost
-            changes.append(_set(game, owner, holding, houses=0, hotel=True))
-        else:
-            if holding.houses + action.houses > 4:
-                raise refuse(language, "max_houses", s=square, n=holding.houses)
-            cost = action.houses * street.house_cost
-            changes.append(_set(game, owner, holding, houses=holding.houses + action.houses))
-    _afford(game, owner, cost, language)
-    return Entry("build", Payment(owner.name, None, cost), square=square, changes=tuple(changes))
+        (cost, after), what = kind.build(game, owner, holding, action), "build"
+    _afford(game, owner, cost)
+    changes = [_set(owner, holding, after)]
+    if isinstance(action, Build) and action.tower:
+        changes.append(Change(owner.name, field="tower", before=None, after=square))
+    return Entry(what, Payment(owner.name, None, cost), square=square, changes=tuple(changes))
 
 
-def _sell(game: Game, action: SellBack, language: str) -> Entry:
-    square = square_of(game, action.square, language)
-    owner, holding = _owned(game, square, language)
-    edition = game.edition
-    if isinstance(edition, CityEdition):
-        raise refuse(language, "city_no_buy_back")
-    street = rules.classic_street(edition, square)
-    if street is None or not (holding.houses or holding.hotel):
-        raise refuse(language, "nothing_to_sell", s=square)
-    if action.houses is None:
-        amount = rules.sell_buildings(game, square, action.variant, language)
-        change = _set(game, owner, holding, houses=0, hotel=False)
-    else:
-        half = street.house_cost // 2
-        houses, amount, hotel = holding.houses, 0, holding.hotel
-        if hotel:  # « échanger votre hôtel contre quatre maisons et recevoir la moitié de la valeur de l'hôtel »
-            houses, amount, hotel = rules.houses_per_hotel(edition, action.variant), half, False
-        sold = action.houses - (1 if holding.hotel else 0)
-        if action.houses < 1 or sold > houses:
-            levels = houses + (1 if holding.hotel else 0)
-            raise refuse(language, "sell_too_many", s=square, n=levels, k=action.houses)
-        amount += sold * half
-        change = _set(game, owner, holding, houses=houses - sold, hotel=hotel)
-    return Entry("sell", Payment(None, owner.name, amount), square=square, changes=(change,))
-
-
-def _hazard(game: Game, action: RemoveHazard, language: str) -> Entry:
-    square = square_of(game, action.square, language)
-    owner, holding = _owned(game, square, language)
-    edition = game.edition
-    if not isinstance(edition, CityEdition):
-        raise refuse(language, "city_only")
-    if holding.hazard is None:
-        raise refuse(language, "no_hazard", s=square)
-    blocks = edition.hazards[holding.hazard]
-    if blocks is None:
-        raise refuse(language, "missing_hazard", h=holding.hazard, w=f"{edition.source}: hazards.{holding.hazard}")
-    amount = blocks * HAZARD_REMOVAL_PER_BLOCK
-    _afford(game, owner, amount, language)
-    change = _set(game, owner, holding, hazard=None)
-    return Entry("hazard", Payment(owner.name, None, amount), square=square, changes=(change,))
-
-
-def _tax(game: Game, action: PayTax, language: str) -> Entry:
-    player = player_of(game, action.player, language)
-    edition = game.edition
-    if isinstance(edition, ClassicEdition):
+def _tax(game: Game, kind: Rules, action: PayTax) -> Entry:
+    player = game.player(action.player, "PLAYER")
+    if "tax" in kind.lacks:  # classic: its taxes are squares
         if action.square is None:
-            raise refuse(language, "classic_tax_square")
-        return _rent(game, PayRent(player.name, action.square), language)
-    amount = rules.industry_tax(game, player, language)
+            raise refused("classic_tax_square")
+        return _rent(game, kind, PayRent(player.name, action.square))
+    amount = kind.industry_tax(game, player).amount
     if amount == 0:
-        raise refuse(language, "no_industry", p=player.name)
-    _afford(game, player, amount, language)
-    return Entry("tax", Payment(player.name, None, amount))
+        raise refused("no_industry", p=player.name)
+    return _to_bank(game, "tax", player, amount)
 
 
-def _mortgage(game: Game, action: Mortgage, language: str) -> Entry:
-    square = square_of(game, action.square, language)
-    owner, holding = _owned(game, square, language)
-    if holding.mortgaged:
-        raise refuse(language, "already_mortgaged", s=square)
-    edition = game.edition
-    if isinstance(edition, CityEdition):
-        value = rules.rent_value(game, owner, holding, language)
-    else:
-        street = rules.classic_street(edition, square)
-        if street is not None:
-            mine = {h.square: h for h in owner.holdings}
-            built = [
-                s.name
-                for s in edition.group_streets(street.group)
-                if s.name in mine and (mine[s.name].houses or mine[s.name].hotel)
-            ]
-            if built:
-                raise refuse(language, "mortgage_sell_first", s=", ".join(built))
-        value, _lift = rules.classic_mortgage(edition, square)
-    change = _set(game, owner, holding, mortgaged=True)
+def _mortgage(game: Game, kind: Rules, action: Mortgage | Lift) -> Entry:
+    """A mortgage from the bank at the rules' value, or its lift (:func:`lift_cost`)."""
+    square = kind.find(game, action.square, "SQUARE")
+    owner, holding = _owned(game, square)
+    lifting = isinstance(action, Lift)
+    if holding.mortgaged != lifting:
+        raise refused("not_mortgaged" if lifting else "already_mortgaged", s=square)
+    change = _set(owner, holding, replace(holding, mortgaged=not lifting))
+    if lifting:
+        cost = lift_cost(game, square)
+        _afford(game, owner, cost)
+        return Entry("lift", Payment(owner.name, None, cost), square=square, changes=(change,))
+    built = kind.built_in_group(game, owner, square)
+    if built:
+        raise refused("mortgage_sell_first", s=", ".join(built))
+    value = kind.mortgage(game, square).value
     return Entry("mortgage", Payment(None, owner.name, value), square=square, changes=(change,))
 
 
-def lift_cost(game: Game, square: str, language: str) -> int:
-    """What lifting the mortgage of ``square`` costs: City, « le montant que la banque vous a versé auparavant »
-    (the history's last mortgage of it; the rent value when the history does not have it); classic, + 10 %."""
-    edition = game.edition
-    if isinstance(edition, ClassicEdition):
-        return rules.classic_mortgage(edition, square)[1]
-    for entry in reversed(game.history):
-        if entry.what == "mortgage" and entry.square == square:
-            return entry.payment.amount
-    owner, holding = _owned(game, square, language)
-    return rules.rent_value(game, owner, holding, language)
+def lift_cost(game: Game, square: str) -> int:
+    """What lifting the mortgage of ``square`` costs, from what the bank paid for it (the history's last mortgage
+    of it; the rules' value when the history does not have it): City, « le montant que la banque vous a versé
+    auparavant » (the rent value may have changed since); classic, + 10 %."""
+    kind = rules.of(game)
+    paid = next((e.payment.amount for e in reversed(game.history) if e.what == "mortgage" and e.square == square), None)
+    return kind.mortgage(game, square).lift if paid is None else kind.lift(game, paid)
 
 
-def _lift(game: Game, action: Lift, language: str) -> Entry:
-    square = square_of(game, action.square, language)
-    owner, holding = _owned(game, square, language)
-    if not holding.mortgaged:
-        raise refuse(language, "not_mortgaged", s=square)
-    cost = lift_cost(game, square, language)
-    _afford(game, owner, cost, language)
-    change = _set(game, owner, holding, mortgaged=False)
-    return Entry("lift", Payment(owner.name, None, cost), square=square, changes=(change,))
-
-
-def _trade(game: Game, action: Trade, language: str) -> Entry:
-    seller = player_of(game, action.seller, language, "SELLER")
-    buyer = player_of(game, action.buyer, language, "BUYER")
+def _trade(game: Game, kind: Rules, action: Trade) -> Entry:
+    seller = game.player(action.seller, "SELLER")
+    buyer = game.player(action.buyer, "BUYER")
     if seller.name == buyer.name:
-        raise refuse(language, "same_player", p=seller.name)
+        raise refused("same_player", p=seller.name)
     if action.price < 0:
-        raise refuse(language, "nothing_to_pay")
+        raise refused("nothing_to_pay")
     if not action.squares and action.price == 0:
-        raise refuse(language, "nothing_to_trade")
-    edition = game.edition
-    squares = [square_of(game, typed, language) for typed in action.squares]
+        raise refused("nothing_to_trade")
+    squares = [kind.find(game, typed, "SQUARE") for typed in action.squares]
     if len(set(squares)) != len(squares):
-        raise refuse(language, "nothing_to_trade")
-    if isinstance(edition, ClassicEdition) and edition.rules.trades_only_when_all_bought and squares:
-        owners = game.owners()
-        free = [s.name for s in edition.squares.values() if not isinstance(s, Tax) and s.name not in owners]
-        if free:
-            raise refuse(language, "trades_after_all_bought", n=len(free))
+        raise refused("nothing_to_trade")
+    free = kind.unbought(game) if squares else 0
+    if free:
+        raise refused("trades_after_all_bought", n=free)
     interest = 0
     changes: list[Change] = []
-    tower = seller.tower
     for square in squares:
-        owner, holding = _owned(game, square, language)
+        owner, holding = _owned(game, square)
         if owner.name != seller.name:
-            raise refuse(language, "not_theirs", s=square, p=seller.name, o=owner.name)
-        if isinstance(edition, ClassicEdition):
-            deed = edition.squares[square]
-            if isinstance(deed, Street):
-                mine = {h.square: h for h in seller.holdings}
-                if any(
-                    mine[s.name].houses or mine[s.name].hotel
-                    for s in edition.group_streets(deed.group)
-                    if s.name in mine
-                ):
-                    raise refuse(language, "trade_with_buildings", s=square)
-            if holding.mortgaged and edition.rules.creditor_pays_mortgage_interest_at_once:
-                value, lift = rules.classic_mortgage(edition, square)
-                interest += lift - value
-        changes.append(
-            Change(
-                seller.name, square=square, before=holding_data(holding), after=None, at=_at(seller, square, changes)
-            )
-        )
-        changes.append(Change(buyer.name, square=square, before=None, after=holding_data(holding)))
-        if tower == square:  # « vous échangez/vendez également les bâtiments qui s'y trouvent »
-            changes.append(Change(seller.name, field="tower", before=square, after=None))
-            changes.append(Change(buyer.name, field="tower", before=buyer.tower, after=square))
-    _afford(game, buyer, action.price + interest, language)
+            raise refused("not_theirs", s=square, p=seller.name, o=owner.name)
+        if kind.built_in_group(game, seller, square):
+            raise refused("trade_with_buildings", s=square)
+        interest += kind.transfer_interest(game, holding)
+        changes += _handed(game, seller, buyer.name, holding, holding, changes)
+    _afford(game, buyer, action.price + interest)
     also = (Payment(buyer.name, None, interest),) if interest else ()
-    return Entry(
-        "trade",
-        Payment(buyer.name, seller.name, action.price),
-        square=", ".join(squares) or None,
-        also=also,
-        changes=tuple(changes),
-    )
+    main = Payment(buyer.name, seller.name, action.price)
+    return Entry("trade", main, square=", ".join(squares) or None, also=also, changes=tuple(changes))
 
 
-def _at(player: Player, square: str, earlier: list[Change]) -> int:
-    """Where ``square`` stands in ``player``'s list once the ``earlier`` changes took theirs away."""
-    gone = {c.square for c in earlier if c.player == player.name and c.after is None and c.square}
-    names = [_name(h) for h in player.holdings if _name(h) not in gone]
-    return names.index(square)
+def _handed(
+    game: Game, giver: Player, taker: str | None, holding: Holding, received: Holding, earlier: list[Change]
+) -> list[Change]:
+    """``holding`` leaving ``giver`` (at its place once the ``earlier`` changes took theirs) and, unless the
+    bank takes it back (``taker`` None), coming to ``taker`` as ``received``; the Monopoly Tower goes with its
+    district (« vous échangez/vendez également les bâtiments qui s'y trouvent »)."""
+    gone = {c.square for c in earlier if c.player == giver.name and c.after is None and c.square}
+    at = [h.name for h in giver.holdings if h.name not in gone].index(holding.name)
+    changes = [Change(giver.name, square=holding.name, before=holding_data(holding), after=None, at=at)]
+    if taker is not None:
+        changes.append(Change(taker, square=holding.name, before=None, after=holding_data(received)))
+    if giver.tower == holding.name:
+        changes.append(Change(giver.name, field="tower", before=holding.name, after=None))
+        if taker is not None:
+            tower = next(p for p in game.players if p.name == taker).tower
+            changes.append(Change(taker, field="tower", before=tower, after=holding.name))
+    return changes
 
 
-def _out(game: Game, action: Out, language: str) -> Entry:
-    """« Dette envers la banque » / « Dette envers un autre joueur »: cash and squares go to the creditor."""
-    player = player_of(game, action.player, language)
-    creditor = None if action.creditor is None else party(game, action.creditor, language, "CREDITOR")
+def _out(game: Game, kind: Rules, action: Out) -> Entry:
+    """« Dette envers la banque » / « Dette envers un autre joueur »: cash and squares go to the creditor (to the
+    bank, the cards go back and « Les hypothèques sont annulées »)."""
+    player = game.player(action.player, "PLAYER")
+    creditor = None if action.creditor is None else party(game, action.creditor, where="CREDITOR")
     if creditor == player.name:
-        raise refuse(language, "same_player", p=player.name)
-    edition = game.edition
-    also: list[Payment] = []
+        raise refused("same_player", p=player.name)
     changes: list[Change] = []
-    proceeds = 0
-    interest = 0
+    proceeds = interest = 0
     for holding in player.holdings:
-        square = _name(holding)
-        changes.append(Change(player.name, square=square, before=holding_data(holding), after=None, at=0))
-        if creditor is None:
-            continue  # the bank takes the cards back (classic: « Les hypothèques sont annulées »)
-        kept = holding
-        if isinstance(edition, ClassicEdition) and isinstance(holding, ClassicHolding):
-            if holding.houses or holding.hotel:  # « vos maisons et hôtels sont vendus à la banque à la moitié »
-                proceeds += rules.sell_buildings(game, square, None, language)
-                kept = replace(holding, houses=0, hotel=False)
-            if holding.mortgaged and edition.rules.creditor_pays_mortgage_interest_at_once:
-                value, lift = rules.classic_mortgage(edition, square)
-                interest += lift - value
-        changes.append(Change(creditor, square=square, before=None, after=holding_data(kept)))
-    if player.tower is not None:
-        changes.append(Change(player.name, field="tower", before=player.tower, after=None))
+        received = holding
         if creditor is not None:
-            new_owner = next(p for p in game.players if p.name == creditor)
-            changes.append(Change(creditor, field="tower", before=new_owner.tower, after=player.tower))
+            sold, received = kind.seized(game, holding)
+            proceeds += sold
+            interest += kind.transfer_interest(game, holding)
+        changes += _handed(game, player, creditor, holding, received, changes)
     if player.exemption_card:  # « la carte exonération sur la case parc gratuit »
         changes.append(Change(player.name, field="exemption_card", before=True, after=False))
     changes.append(Change(player.name, left=game.players.index(player)))
-    if proceeds:
-        also.append(Payment(None, player.name, proceeds))
+    also = [Payment(None, player.name, proceeds)] if proceeds else []
     if interest:
         also.append(Payment(creditor, None, interest))
     main = Payment(player.name, creditor, player.cash + proceeds)
@@ -797,59 +593,37 @@ def _out(game: Game, action: Out, language: str) -> Entry:
 # --- short of cash: what the player can do ----------------------------------------------------------
 
 
-def _afford(game: Game, player: Player, amount: int, language: str, rent: bool = False) -> None:
-    """Refuse a payment ``player`` cannot make, saying what they can do: mortgage, sell back, the card."""
+def _afford(game: Game, player: Player, amount: int, rent: bool = False) -> None:
+    """Refuse a payment ``player`` cannot make, saying what they can do: sell back, mortgage, the card."""
     if player.cash >= amount:
         return
+    kind = rules.of(game)
 
-    def fmt(amount: int) -> str:
-        return _money(game, amount, language)
+    def priced(name: str, value: int) -> Text:
+        return Text("bank.priced", s=name, a=kind.amount(value))
 
-    options: list[str] = []
-    edition = game.edition
-    if isinstance(edition, CityEdition):
-        can = [
-            f"{h.district} ({fmt(rules.rent_value(game, player, h, language))})"
-            for h in player.holdings
-            if not h.mortgaged
-        ]
-        if can:
-            options.append(say(language, "can_mortgage", s=", ".join(can)))
-        rule = say(language, "rule_short_city")
-    else:
-        sell = [
-            f"{h.square} ({fmt(rules.sell_buildings(game, h.square, None, language))})"
-            for h in player.holdings
-            if h.houses or h.hotel
-        ]
+    options: list[Text] = []
+    if "sell" not in kind.lacks:
+        built = [(h.name, kind.sell(game, h.name, None).amount) for h in player.holdings]
+        sell = [priced(name, value) for name, value in built if value]
         if sell:
-            options.append(say(language, "can_sell", s=", ".join(sell)))
-        can = [
-            f"{h.square} ({fmt(rules.classic_mortgage(edition, h.square)[0])})"
-            for h in player.holdings
-            if not h.mortgaged
-        ]
-        if can:
-            options.append(say(language, "can_mortgage", s=", ".join(can)))
-        rule = say(language, "rule_short_classic")
+            options.append(Text("bank.can_sell", s=Joined(sell)))
+    can = [priced(h.name, kind.mortgage(game, h.name).value) for h in player.holdings if not h.mortgaged]
+    if can:
+        options.append(Text("bank.can_mortgage", s=Joined(can)))
     if rent and player.exemption_card:
-        options.append(say(language, "can_exempt"))
+        options.append(Text("bank.can_exempt"))
     if not options:
-        options.append(say(language, "bankrupt", p=player.name))
-    raise refuse(
-        language,
+        options.append(Text("bank.bankrupt", p=player.name))
+    raise refused(
         "short",
         p=player.name,
-        c=fmt(player.cash),
-        a=fmt(amount),
-        m=fmt(amount - player.cash),
-        o=" ; ".join(options) if language == "fr" else "; ".join(options),
-        r=rule,
+        c=kind.amount(player.cash),
+        a=kind.amount(amount),
+        m=kind.amount(amount - player.cash),
+        o=Joined(options, "bank.options_separator"),
+        r=Text(f"bank.rule_short_{kind.kind}"),
     )
-
-
-def _money(game: Game, amount: int, language: str) -> str:
-    return money.text(game.kind, amount, language)
 
 
 # --- in words ---------------------------------------------------------------------------------------
@@ -859,7 +633,7 @@ def describe(game: Game, entry: Entry, language: str) -> str:
     """One line for the table: « Bruno → Alice · M 600k · loyer de Docks »."""
 
     def fmt(amount: int) -> str:
-        return _money(game, amount, language)
+        return rules.of(game).write(amount, i18n.words(language))
 
     key = entry.what
     if key == "rent" and any(c.field == "exemption_card" for c in entry.changes):
@@ -895,12 +669,12 @@ def describe_changes(entry: Entry, language: str) -> list[str]:
         elif c.after is None:
             lines.append(say(language, "change.lost", p=c.player, s=c.square))
         else:
-            keys = [k for k in (*CITY_KEYS, *CLASSIC_KEYS) if c.before.get(k) != c.after.get(k)]
+            keys = [k for k in {**c.before, **c.after} if c.before.get(k) != c.after.get(k)]
             parts = [
                 f"{say(language, f'key.{k}')} {_value(c.before.get(k), language)} → {_value(c.after.get(k), language)}"
                 for k in dict.fromkeys(keys)
             ]
-            lines.append(f"{c.square} : {', '.join(parts)}" if language == "fr" else f"{c.square}: {', '.join(parts)}")
+            lines.append(say(language, "change.fields", s=c.square, f=", ".join(parts)))
     return lines
 
 

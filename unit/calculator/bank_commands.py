@@ -223,13 +223,14 @@ def variant(text: str) -> str:
 # --- the parsers ------------------------------------------------------------------------------------
 
 
-def add_commands(commands: Any, run: Callable[[Handler], Any], original: dict[str, Handler]) -> None:
-    """The bank's verbs on the ``monopoly-city`` parser; ``original``: the handlers of salary, tax, mortgage, sell."""
-
-    def common(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
-        parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
-        parser.add_argument("--json", action="store_true", help="machine-readable output")
+def add_commands(
+    commands: Any,
+    run: Callable[[Handler], Any],
+    original: dict[str, Handler],
+    common: Callable[[argparse.ArgumentParser], None],
+) -> None:
+    """The bank's verbs on the ``monopoly-city`` parser; ``original``: the handlers of salary, tax, mortgage, sell;
+    ``common``: the options every command has (the calculator's ``--config``, ``--lang``, ``--json``)."""
 
     def game(parser: argparse.ArgumentParser) -> None:
         parser.add_argument("game", metavar="GAME.yaml", help="the game file (written back with the entry)")

@@ -10,12 +10,13 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from unit.calculator.edition import CityEdition, Edition
 from unit.calculator.money import CityAmount, city, said_city
-from unit.calculator.position import CityHolding, Game, Player
+from unit.calculator.position import CityHolding, Game, Holding, Player
 from unit.calculator.rulebook import (
     CheckReport,
     Deal,
@@ -27,12 +28,24 @@ from unit.calculator.rulebook import (
     Rules,
     Situation,
     refuse,
+    refused,
     said,
 )
 from unit.errors import ArgumentError, Say, Text
 
+if TYPE_CHECKING:
+    from unit.calculator.bank import Build as Building
+
 MAX_BLOCKS = 8
+#: « payant à la banque M 500k par bâtiment » to remove a hazard.
 HAZARD_REMOVAL_PER_BLOCK = 500_000
+#: « Coût : M 2M » (a stadium) and « Coût : M 7M » (the Monopoly Tower).
+STADIUM_COST = 2_000_000
+TOWER_COST = 7_000_000
+#: « Payer une amende de M 500k » to leave jail.
+JAIL_FINE = 500_000
+#: « Les enchères commencent au montant [...] avec un minimum de M 10k ».
+AUCTION_MINIMUM = 10_000
 MAX_STADIUMS = 2
 STADIUM_BONUS = 1_000_000  # « Vous recevez M 1M par stade possédé chaque fois que vous passez par la case DÉPART »
 
@@ -240,6 +253,7 @@ class MonopolyCity(Rules):
 
     kind: ClassVar[str] = "city"
     holdings_key: ClassVar[str] = "districts"
+    auction_minimum: ClassVar[int] = AUCTION_MINIMUM
     foreign: ClassVar[tuple[str, ...]] = ("houses", "hotel", "group")
     lacks: ClassVar[dict[str, str]] = {"sell": "sell.city"}
 
@@ -261,13 +275,13 @@ class MonopolyCity(Rules):
         assert isinstance(edition, CityEdition)
         return edition.starting_cash
 
-    def find(self, game: Game, typed: str, where: str, language: str) -> str:
-        return game.city.district(typed, where, language).name
+    def find(self, game: Game, typed: str, where: str) -> str:
+        return game.city.district(typed, where).name
 
-    def rent_of(self, game: Game, typed: str, dice: int | None, language: str) -> RentReport:
+    def rent_of(self, game: Game, typed: str, dice: int | None) -> RentReport:
         if dice is not None:  # said before the district is looked for
             raise ArgumentError("dice", said("args.city_no_dice"))
-        return self.rent(game, self.find(game, typed, "SQUARE", language), dice)
+        return self.rent(game, self.find(game, typed, "SQUARE"), dice)
 
     def rent(self, game: Game, name: str, dice: int | None) -> RentReport:
         if dice is not None:
@@ -291,12 +305,12 @@ class MonopolyCity(Rules):
             exemption=holder,
         )
 
-    def what_if(self, edition: Edition, typed: str, situation: Situation, language: str) -> RentReport:
+    def what_if(self, edition: Edition, typed: str, situation: Situation) -> RentReport:
         assert isinstance(edition, CityEdition)
         self.situation(situation)
         if situation.dice is not None:
             raise ArgumentError("dice", said("args.city_no_dice"))
-        district = edition.district(typed, "SQUARE", language)
+        district = edition.district(typed, "SQUARE")
         return self.card(edition.rents(district), situation, district.name)
 
     def situation(self, situation: Situation) -> None:
@@ -335,8 +349,8 @@ class MonopolyCity(Rules):
     def industry_tax(self, game: Game, player: Player) -> Deal:
         return industry_tax(game, player)
 
-    def owned(self, game: Game, typed: str, language: str) -> str:
-        return game.city.district(typed, "SQUARE", language).name
+    def owned(self, game: Game, typed: str) -> str:
+        return game.city.district(typed, "SQUARE").name
 
     def mortgage(self, game: Game, name: str) -> Mortgage:
         player, holding = game.held(name)
@@ -345,3 +359,81 @@ class MonopolyCity(Rules):
     def sell(self, game: Game, name: str, variant: str | None) -> Deal:
         self.offers("sell")
         return Deal(0)
+
+    # --- the bank
+
+    def holding(self, name: str, data: Mapping[str, Any]) -> Holding:
+        return CityHolding(
+            name,
+            residential=int(data.get("residential", 0)),
+            industrial=int(data.get("industrial", 0)),
+            hazard=data.get("hazard"),
+            bonus=data.get("bonus"),
+            skyscraper=bool(data.get("skyscraper", False)),
+            stadium=bool(data.get("stadium", False)),
+            station=bool(data.get("station", False)),
+            mortgaged=bool(data.get("mortgaged", False)),
+        )
+
+    def jail_fine(self, game: Game) -> int:
+        return JAIL_FINE
+
+    def price(self, game: Game, name: str) -> int:
+        edition = game.city
+        district = edition.districts[name]
+        if district.price is None:
+            raise refused("missing_price", s=name, w=f"{edition.source}: {district.where}.price")
+        return district.price
+
+    def build(self, game: Game, owner: Player, holding: Holding, order: Building) -> tuple[int, Holding]:
+        """« Vous devez alors les acheter auprès de la banque au prix indiqué sur la/les carte(s) de propriété »;
+        a stadium M 2M, the tower M 7M (one in the game)."""
+        assert isinstance(holding, CityHolding)
+        if order.houses or order.hotel:
+            raise refused("classic_only")
+        if order.residential < 0 or order.industrial < 0 or not order.city():
+            raise refused("nothing_to_build")
+        name = holding.district
+        if holding.mortgaged:
+            raise refused("build_mortgaged", s=name)
+        edition = game.city
+        district = edition.districts[name]
+        cost = 0
+        for kind, count in (("residential", order.residential), ("industrial", order.industrial)):
+            unit = getattr(district, f"{kind}_cost")
+            if count and unit is None:
+                raise refused("missing_cost", s=name, w=f"{edition.source}: {district.where}.{kind}_cost")
+            cost += count * (unit or 0)
+        if (order.skyscraper and holding.skyscraper) or (order.stadium and holding.stadium):
+            raise refused("already_built", s=name)
+        if order.skyscraper:
+            group = edition.groups[district.group]
+            if group.skyscraper_cost is None:
+                raise refused("missing_skyscraper_cost", g=group.name, w=f"{edition.source}: groups")
+            cost += group.skyscraper_cost
+        cost += STADIUM_COST * order.stadium
+        if order.tower:
+            if owner.tower is not None:
+                raise refused("one_tower", s=owner.tower)
+            cost += TOWER_COST
+        return cost, replace(
+            holding,
+            residential=holding.residential + order.residential,
+            industrial=holding.industrial + order.industrial,
+            skyscraper=holding.skyscraper or order.skyscraper,
+            stadium=holding.stadium or order.stadium,
+        )
+
+    def sell_back(self, game: Game, holding: Holding, levels: int | None, variant: str | None) -> tuple[int, Holding]:
+        raise refused("city_no_buy_back")
+
+    def remove_hazard(self, game: Game, holding: Holding) -> tuple[int, Holding]:
+        """« payant à la banque M 500k par bâtiment » the hazard is worth."""
+        assert isinstance(holding, CityHolding)
+        if holding.hazard is None:
+            raise refused("no_hazard", s=holding.district)
+        edition = game.city
+        blocks = edition.hazards[holding.hazard]
+        if blocks is None:
+            raise refused("missing_hazard", h=holding.hazard, w=f"{edition.source}: hazards.{holding.hazard}")
+        return blocks * HAZARD_REMOVAL_PER_BLOCK, replace(holding, hazard=None)

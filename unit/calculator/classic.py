@@ -9,12 +9,13 @@ rules object (:class:`unit.calculator.rulebook.Rules`).
 from __future__ import annotations
 
 import math
-from dataclasses import dataclass
-from typing import ClassVar
+from collections.abc import Mapping
+from dataclasses import dataclass, replace
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from unit.calculator import position as positions
 from unit.calculator.edition import ClassicEdition, Edition, Street, Tax
-from unit.calculator.position import ClassicHolding, Game, Player
+from unit.calculator.position import ClassicHolding, Game, Holding, Player
 from unit.calculator.rulebook import (
     ByLanguage,
     CheckReport,
@@ -27,11 +28,16 @@ from unit.calculator.rulebook import (
     Rules,
     Situation,
     refuse,
+    refused,
     said,
 )
 from unit.errors import ArgumentError, Text, UserError
 
+if TYPE_CHECKING:
+    from unit.calculator.bank import Build as Building
+
 QUICK_HOTEL_HOUSES = 3  # « vous ne devez construire que trois maisons, au lieu de quatre »
+AUCTION_MINIMUM = 10  # « Les enchères commencent à M10 »
 VARIANTS = ("timed", "quick")
 
 
@@ -213,16 +219,25 @@ def mortgage(game: Game, square_name: str) -> Mortgage:
             lines.append(said("mortgage.creditor_interest", i=lift - value))
         return Mortgage(value, lift, Deal(lift, tuple(lines)))
     lines = [said("mortgage.classic_take", v=value, c=lift)]
-    if isinstance(square, Street):
-        mine = {h.square: h for h in player.holdings}
-        built = [
-            s.name
-            for s in edition.group_streets(square.group)
-            if s.name in mine and (mine[s.name].houses or mine[s.name].hotel)
-        ]
-        if built:
-            lines.append(said("mortgage.sell_first", s=", ".join(built)))
+    built = built_in_group(edition, player, square_name)
+    if built:
+        lines.append(said("mortgage.sell_first", s=", ".join(built)))
     return Mortgage(value, lift, Deal(value, tuple(lines)))
+
+
+def built_in_group(edition: ClassicEdition, player: Player, square_name: str) -> list[str]:
+    """The streets of ``square_name``'s colour group ``player`` has built on: « Pour hypothéquer une propriété,
+    vous devez d'abord vendre tous les bâtiments de son groupe de couleur à la banque », and « aucun terrain ne
+    peut être vendu à un autre joueur s'il y a des bâtiments construits sur un des terrains du même groupe »."""
+    square = edition.squares[square_name]
+    if not isinstance(square, Street):
+        return []
+    mine = {h.square: h for h in player.holdings}
+    return [
+        s.name
+        for s in edition.group_streets(square.group)
+        if s.name in mine and (mine[s.name].houses or mine[s.name].hotel)
+    ]
 
 
 def salary(game: Game, player: Player) -> Deal:
@@ -240,6 +255,8 @@ class ClassicMonopoly(Rules):
 
     kind: ClassVar[str] = "classic"
     holdings_key: ClassVar[str] = "properties"
+    auction_minimum: ClassVar[int] = AUCTION_MINIMUM
+    variants: ClassVar[tuple[str, ...]] = VARIANTS
     foreign: ClassVar[tuple[str, ...]] = ("residential", "industrial", "hazard", "skyscraper", "tower")
     lacks: ClassVar[dict[str, str]] = {"tax": "tax.classic"}
 
@@ -247,8 +264,8 @@ class ClassicMonopoly(Rules):
         assert isinstance(edition, ClassicEdition)
         return edition.rules.starting_cash
 
-    def find(self, game: Game, typed: str, where: str, language: str) -> str:
-        return str(game.classic.square(typed, where, language).name)
+    def find(self, game: Game, typed: str, where: str) -> str:
+        return str(game.classic.square(typed, where).name)
 
     def rent(self, game: Game, name: str, dice: int | None) -> RentReport:
         square = game.classic.squares[name]
@@ -269,10 +286,10 @@ class ClassicMonopoly(Rules):
             name, held[0].name, found.amount, found.explanation, total("rent.total", found.amount), found.needs_dice
         )
 
-    def what_if(self, edition: Edition, typed: str, situation: Situation, language: str) -> RentReport:
+    def what_if(self, edition: Edition, typed: str, situation: Situation) -> RentReport:
         assert isinstance(edition, ClassicEdition)
         refuse(situation, self.foreign, "args.city_only")
-        square = edition.square(typed, "SQUARE", language)
+        square = edition.square(typed, "SQUARE")
         if not 0 <= situation.houses <= 4:
             raise ArgumentError("houses", said("args.houses_range", n=situation.houses))
         if (situation.houses or situation.hotel) and not isinstance(square, Street):
@@ -302,8 +319,8 @@ class ClassicMonopoly(Rules):
         self.offers("tax")
         return Deal(0)
 
-    def owned(self, game: Game, typed: str, language: str) -> str:
-        square = game.classic.square(typed, "SQUARE", language)
+    def owned(self, game: Game, typed: str) -> str:
+        square = game.classic.square(typed, "SQUARE")
         if square.kind == "tax":
             raise UserError("SQUARE", said("args.tax_square", s=square.name))
         return str(square.name)
@@ -313,3 +330,98 @@ class ClassicMonopoly(Rules):
 
     def sell(self, game: Game, name: str, variant: str | None) -> Deal:
         return sell_buildings(game, name, variant)
+
+    # --- the bank
+
+    def holding(self, name: str, data: Mapping[str, Any]) -> Holding:
+        return ClassicHolding(
+            name, int(data.get("houses", 0)), bool(data.get("hotel", False)), bool(data.get("mortgaged", False))
+        )
+
+    def jail_fine(self, game: Game) -> int:
+        return game.classic.rules.jail_fine
+
+    def tax_square(self, game: Game, name: str) -> int | None:
+        square = game.classic.squares[name]
+        return square.amount if isinstance(square, Tax) else None
+
+    def price(self, game: Game, name: str) -> int:
+        square = game.classic.squares[name]
+        if isinstance(square, Tax):
+            raise refused("tax_square", s=name)
+        return square.price
+
+    def build(self, game: Game, owner: Player, holding: Holding, order: Building) -> tuple[int, Holding]:
+        """Houses at the card's price, « Vous ne pouvez avoir que 4 maisons sur une rue », a hotel for the houses
+        it stands for (4, 3 in the quick game): even building and the bank's stock are :meth:`check`'s."""
+        assert isinstance(holding, ClassicHolding)
+        if order.city():
+            raise refused("city_only")
+        name = holding.square
+        street = game.classic.squares[name]
+        if not isinstance(street, Street):
+            raise refused("not_a_street", s=name)
+        if order.houses < 0 or not (order.houses or order.hotel) or (order.houses and order.hotel):
+            raise refused("nothing_to_build")
+        if holding.hotel:
+            raise refused("hotel_standing", s=name)
+        if order.hotel:
+            needed = houses_per_hotel(game.classic, order.variant)
+            if holding.houses != needed:
+                raise refused("hotel_needs_houses", n=needed, s=name, h=holding.houses)
+            return street.house_cost, replace(holding, houses=0, hotel=True)
+        if holding.houses + order.houses > 4:
+            raise refused("max_houses", s=name, n=holding.houses)
+        return order.houses * street.house_cost, replace(holding, houses=holding.houses + order.houses)
+
+    def sell_back(self, game: Game, holding: Holding, levels: int | None, variant: str | None) -> tuple[int, Holding]:
+        """All of a street's buildings (:func:`sell_buildings`), or ``levels`` of them: a hotel first, « échanger
+        votre hôtel contre quatre maisons et recevoir la moitié de la valeur de l'hôtel », then each house."""
+        assert isinstance(holding, ClassicHolding)
+        name = holding.square
+        street = game.classic.squares[name]
+        if not isinstance(street, Street) or not (holding.houses or holding.hotel):
+            raise refused("nothing_to_sell", s=name)
+        if levels is None:
+            return sell_buildings(game, name, variant).amount, replace(holding, houses=0, hotel=False)
+        half = street.house_cost // 2
+        houses, amount = holding.houses, 0
+        if holding.hotel:
+            houses, amount = houses_per_hotel(game.classic, variant), half
+        sold = levels - holding.hotel
+        if levels < 1 or sold > houses:
+            raise refused("sell_too_many", s=name, n=houses + holding.hotel, k=levels)
+        return amount + sold * half, replace(holding, houses=houses - sold, hotel=False)
+
+    def remove_hazard(self, game: Game, holding: Holding) -> tuple[int, Holding]:
+        raise refused("city_only")
+
+    def lift(self, game: Game, paid: int) -> int:
+        return lift_cost(game.classic, paid)
+
+    def built_in_group(self, game: Game, player: Player, name: str) -> list[str]:
+        return built_in_group(game.classic, player, name)
+
+    def unbought(self, game: Game) -> int:
+        """« Les échanges de propriétés deviennent possibles uniquement lorsque toutes les propriétés auront été
+        achetées » (editions with ``trades_only_when_all_bought``)."""
+        edition = game.classic
+        if not edition.rules.trades_only_when_all_bought:
+            return 0
+        owners = game.owners()
+        return sum(1 for s in edition.squares.values() if not isinstance(s, Tax) and s.name not in owners)
+
+    def transfer_interest(self, game: Game, holding: Holding) -> int:
+        edition = game.classic
+        if not (holding.mortgaged and edition.rules.creditor_pays_mortgage_interest_at_once):
+            return 0
+        value = edition.deed(holding.name).mortgage
+        return lift_cost(edition, value) - value
+
+    def seized(self, game: Game, holding: Holding) -> tuple[int, Holding]:
+        """« vos maisons et hôtels sont vendus à la banque à la moitié de leur valeur »: the creditor receives
+        the bare deed."""
+        assert isinstance(holding, ClassicHolding)
+        if not (holding.houses or holding.hotel):
+            return 0, holding
+        return self.sell_back(game, holding, None, None)

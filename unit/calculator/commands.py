@@ -26,7 +26,7 @@ from unit.calculator import money, rules
 from unit.calculator import position as positions
 from unit.calculator.city import MonopolyCity
 from unit.calculator.names import Names
-from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation, words
+from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation, said, words
 from unit.errors import ArgumentError, Text, UserError
 from unit.fields import name_key
 
@@ -94,7 +94,7 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
         if not typed:
             raise UserError("rent", words(language, "args.rent_usage"))
         edition = editions.load(args.edition, language=language)
-        report = needs_dice_given(rules.of(edition).what_if(edition, typed, situation_of(args), language))
+        report = needs_dice_given(rules.of(edition).what_if(edition, typed, situation_of(args)))
         emit(args, rent_object(report, w), rent_lines(report, w))
         return 0
     if not args.game or not args.square:
@@ -111,10 +111,10 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
     return 0
 
 
-def rent_report(game: positions.Game, typed: str, dice: int | None, language: str) -> RentReport:
-    """``rent GAME SQUARE [--dice N]``: the report the command prints and the phone's page shows (``language``
-    words a name not found)."""
-    return rules.of(game).rent_of(game, typed, dice, language)
+def rent_report(game: positions.Game, typed: str, dice: int | None, language: str | None = None) -> RentReport:
+    """``rent GAME SQUARE [--dice N]``: the report the command prints and the phone's page shows (a name not
+    found is a :class:`UserError` whose sentence the caller says; ``language`` is not needed)."""
+    return rules.of(game).rent_of(game, typed, dice)
 
 
 def needs_dice_given(report: RentReport) -> RentReport:
@@ -254,7 +254,7 @@ def cmd_tax(args: argparse.Namespace, language: str) -> int:
 
 def _owned(game: positions.Game, typed: str, language: str) -> tuple[str, positions.Player, Any]:
     """The square or district ``typed`` names and who holds it; a clear error when nobody does."""
-    name = rules.of(game).owned(game, typed, language)
+    name = rules.of(game).owned(game, typed)
     held = game.holding(name)
     if held is None:
         raise UserError("SQUARE", words(language, "args.nobody_owns", s=name))
@@ -384,15 +384,15 @@ def board_lines(edition: editions.Edition, language: str) -> list[str]:
     return lines
 
 
-TEMPLATES = {"city": "city-template.yaml", "europe-1991": "europe-1991-template.yaml"}
+TEMPLATES = editions.TEMPLATES  # the pages list them too
 
 
 def cmd_edition(args: argparse.Namespace, language: str) -> int:
     if args.kind not in TEMPLATES:
-        hint = Names({k: k for k in TEMPLATES}, "template").hint(args.kind, language)
+        hint = Names({k: k for k in TEMPLATES}, "template").hint(args.kind)
         raise UserError(
             "edition template",
-            words(language, "args.unknown_template", name=repr(args.kind), hint=hint, expected=", ".join(TEMPLATES)),
+            said("args.unknown_template", name=repr(args.kind), hint=hint, expected=", ".join(TEMPLATES)),
         )
     folder = resources.files("unit.calculator").joinpath("editions")
     translated = folder.joinpath(TEMPLATES[args.kind].replace(".yaml", f".{language}.yaml"))
@@ -401,12 +401,24 @@ def cmd_edition(args: argparse.Namespace, language: str) -> int:
     return 0
 
 
+def players_of(typed: str | None) -> list[str]:
+    """``--players``: names separated by commas (« Alice,Bob,Chloé »; a name may hold spaces: « Jean Paul,Léa »).
+    Without a comma, words separated by spaces are refused with how to write them: « Alice Bob Chloé » could be
+    three players or one with a long name, and guessing would make the wrong game file."""
+    if typed is None:  # checked after the edition: « game new city » first learns where City's editions come from
+        raise ArgumentError("players", said("args.players_missing"))
+    names = [name.strip() for name in typed.split(",")]
+    if not all(names):
+        raise ArgumentError("players", said("args.players_list", got=repr(typed)))
+    if len(names) == 1 and len(names[0].split()) > 1:
+        raise ArgumentError("players", said("args.players_spaces", got=repr(typed), fix=",".join(names[0].split())))
+    return names
+
+
 def cmd_game_new(args: argparse.Namespace, language: str) -> int:
     """A starting position to fill in: every player with the edition's starting cash, nothing owned."""
     edition = editions.load(args.edition, language=language)
-    names = [name.strip() for name in args.players.split(",")]
-    if len(names) < 1 or not all(names):
-        raise ArgumentError("players", words(language, "args.players_list", got=repr(args.players)))
+    names = players_of(args.players)
     seen: set[str] = set()
     for name in names:
         if name_key(name) in seen:
@@ -436,18 +448,21 @@ def cmd_game_new(args: argparse.Namespace, language: str) -> int:
 # --- the parsers ----------------------------------------------------------------------------
 
 
+def common_options(parser: argparse.ArgumentParser, json_output: bool = True) -> None:
+    """The options every calculator and bank command has: ``--config``, ``--lang`` and, unless told, ``--json``."""
+    parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
+    parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
+    if json_output:
+        parser.add_argument("--json", action="store_true", help="machine-readable output")
+
+
 def add_commands(
     commands: argparse._SubParsersAction[Any],  # the CLI's subcommands (its parser class: a subclass)
     run: Callable[[Handler], Callable[[argparse.Namespace], int]],
 ) -> None:
     """Add the calculator's subcommands to the ``monopoly-city`` parser; ``run`` wraps each handler."""
 
-    def common(parser: argparse.ArgumentParser, json_output: bool = True) -> None:
-        parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
-        parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
-        if json_output:
-            parser.add_argument("--json", action="store_true", help="machine-readable output")
-
+    common = common_options
     rent = commands.add_parser(
         "rent",
         help="what a player landing on a square pays",
@@ -542,12 +557,15 @@ def add_commands(
     game_actions.required = True
     new = game_actions.add_parser("new", help="print a starting position: every player with the starting cash")
     new.add_argument("edition", metavar="EDITION", help=f"{', '.join(editions.SHIPPED)}, or an edition file")
-    new.add_argument("--players", required=True, metavar='"A,B,C"', help="the players' names, comma-separated")
+    new.add_argument("--players", metavar='"A,B,C"', help="the players' names, comma-separated (required)")
     common(new, json_output=False)
     new.set_defaults(func=run(cmd_game_new))
 
     from unit.calculator import bank_commands  # the bank's verbs and --pay (issue 22): a module of its own
 
     bank_commands.add_commands(
-        commands, run, {"salary": cmd_salary, "tax": cmd_tax, "mortgage": cmd_mortgage, "sell": cmd_sell}
+        commands,
+        run,
+        {"salary": cmd_salary, "tax": cmd_tax, "mortgage": cmd_mortgage, "sell": cmd_sell},
+        common_options,
     )

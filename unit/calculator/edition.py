@@ -29,6 +29,8 @@ from unit.calculator.rulebook import shown, words
 from unit.errors import Text, UserError
 
 SHIPPED = ("classic-fr", "europe-1991")
+#: The commented templates ``monopoly-city edition template KIND`` prints (an edition to fill from one's cards).
+TEMPLATES = {"city": "city-template.yaml", "europe-1991": "europe-1991-template.yaml"}
 HAZARDS = ("prison", "dump", "sewage_plant", "power_station")
 BONUSES = ("park", "school", "water_tower", "wind_farm")
 RENT_LEVELS = 6  # bare, 1-4 houses, hotel
@@ -113,13 +115,15 @@ class ClassicEdition:
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", Names(self.squares, "square"))
 
-    def square(self, name: str, where: str, language: str = "fr") -> Street | Company | Tax:
-        self.require_board(where, language)
-        return self.names.find(name, where, language)
+    def square(self, name: str, where: str, language: str | None = None) -> Street | Company | Tax:
+        """The square ``name`` (a unique beginning is enough); :class:`UserError` naming ``where`` otherwise. (No
+        language is needed: the error's sentence is a :class:`Text`, said by whoever shows it.)"""
+        self.require_board(where)
+        return self.names.find(name, where)
 
-    def require_board(self, where: str, language: str = "fr") -> None:
+    def require_board(self, where: str, language: str | None = None) -> None:
         if not self.complete:
-            raise UserError(where, words(language, "edition.no_deeds", e=repr(self.name)))
+            raise UserError(where, Text("calculator.edition.no_deeds", e=repr(self.name)))
 
     def deed(self, name: str) -> Street | Company:
         """The property ``name`` (a street, station or utility: what can be owned)."""
@@ -169,8 +173,9 @@ class CityEdition:
     def __post_init__(self) -> None:
         object.__setattr__(self, "names", Names(self.districts, "district"))
 
-    def district(self, name: str, where: str, language: str = "fr") -> District:
-        return self.names.find(name, where, language)
+    def district(self, name: str, where: str, language: str | None = None) -> District:
+        """The district ``name``, as :meth:`ClassicEdition.square` finds a square."""
+        return self.names.find(name, where)
 
     def board_amount(self, key: str) -> int:
         """``go_salary`` or ``industry_tax`` (printed on the board); a missing one names the field to fill."""
@@ -206,13 +211,18 @@ def load(name_or_path: str, relative_to: Path | None = None, where: str | None =
     if relative_to is not None and not path.is_absolute():
         path = relative_to / path
     if not path.exists():
-        hint = Names({n: n for n in SHIPPED}, "edition").hint(name_or_path, language) if path.suffix == "" else ""
         shipped = ", ".join(SHIPPED)
+        if name_or_path in TEMPLATES:  # ``game new city``: City's cards are the player's, copied from the template
+            raise UserError(
+                where or name_or_path,
+                Text("calculator.edition.from_template", e=repr(name_or_path), t=name_or_path, shipped=shipped),
+            )
+        hint = Names({n: n for n in SHIPPED}, "edition").hint(name_or_path) if path.suffix == "" else ""
         if where is not None:
             raise UserError(
-                where, words(language, "edition.no_such_named", e=repr(name_or_path), hint=hint, shipped=shipped)
+                where, Text("calculator.edition.no_such_named", e=repr(name_or_path), hint=hint, shipped=shipped)
             )
-        raise UserError(name_or_path, words(language, "edition.no_such", hint=hint, shipped=shipped))
+        raise UserError(name_or_path, Text("calculator.edition.no_such", hint=hint, shipped=shipped))
     return parse_text(yamlfile.read_bounded(path, what="edition"), str(path), language)
 
 
@@ -372,15 +382,8 @@ def _classic(top: dict[str, Any], source: str, language: str) -> ClassicEdition:
         )
         group = str(spec["group"])
         if group not in groups:
-            raise UserError(
-                f"{at}.group",
-                words(
-                    language,
-                    "edition.unknown_group",
-                    g=repr(group),
-                    hint=Names({g: g for g in groups}, "group").hint(group, language),
-                ),
-            )
+            hint = Names({g: g for g in groups}, "group").hint(group)
+            raise UserError(f"{at}.group", Text("calculator.edition.unknown_group", g=repr(group), hint=hint))
         rent = fields.sequence(spec["rent"], f"{at}.rent")
         if len(rent) != RENT_LEVELS:
             raise UserError(f"{at}.rent", words(language, "edition.rent_count", n=len(rent)))

@@ -23,8 +23,10 @@ Every amount from 0 to :data:`MAX_AMOUNT` reads back to itself (tests/test_money
 
 from __future__ import annotations
 
+import math
 import re
 from collections.abc import Callable
+from fractions import Fraction
 
 from unit import i18n
 from unit.calculator.rulebook import shown
@@ -54,7 +56,7 @@ def parse(value: object, where: str, language: str = "fr") -> int:
     if isinstance(value, bool):
         raise UserError(where, words("expected", got=shown(value, language)))
     if isinstance(value, float):
-        raise UserError(where, words("yaml_decimal", got=repr(value)))
+        raise UserError(where, _decimal(value, language))
     if isinstance(value, int):
         amount = value
     elif isinstance(value, str):
@@ -69,6 +71,23 @@ def parse(value: object, where: str, language: str = "fr") -> int:
             where, words("too_big", max=f"{MAX_AMOUNT:,}".replace(",", sep), got=f"{amount:,}".replace(",", sep))
         )
     return amount
+
+
+def _decimal(value: float, language: str) -> str:
+    """The sentence for a number YAML read as a decimal: a whole one (``500.000`` unquoted is 500.0) lost its
+    thousands; another (``1.5``) is a fraction the table writes with its unit (``1,5M``, ``1,5k``)."""
+    if not math.isfinite(value) or value.is_integer():
+        return catalog(language, "money.yaml_decimal", got=repr(value))
+    mark = catalog(language, "money.decimal_mark")
+    forms = []
+    for unit, scale in (("M", 1_000_000), ("k", 1_000)):
+        amount = Fraction(repr(value)) * scale
+        if amount.denominator == 1 and amount >= 0:
+            grouped = f"{int(amount):,}".replace(",", catalog(language, "money.thousands_separator"))
+            forms.append(catalog(language, "money.form", text=repr(value).replace(".", mark) + unit, v=grouped))
+    if not forms:
+        return catalog(language, "money.whole", text=repr(value))
+    return catalog(language, "money.yaml_fraction", got=repr(value), forms=catalog(language, "money.or").join(forms))
 
 
 def _parse_text(text: str, where: str, words: Callable[..., str]) -> int:

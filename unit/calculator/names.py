@@ -13,14 +13,18 @@ from __future__ import annotations
 import difflib
 from typing import Generic, TypeVar
 
-from unit.calculator.rulebook import words
-from unit.errors import UserError
+from unit.calculator.rulebook import said
+from unit.errors import Text, UserError
 from unit.fields import name_key
 
 #: How many candidates an ambiguous name lists before "…".
 SHOWN = 6
 
 T = TypeVar("T")
+
+#: The GO square as the table names it (« case Départ », the box's GO): not a property, but people type it
+#: where a square is asked, and are told where its salary is.
+GO = {name_key(word) for word in ("départ", "case départ", "go", "case go", "start")}
 
 
 class Names(Generic[T]):
@@ -46,19 +50,20 @@ class Names(Generic[T]):
             return starts
         return [name for name, k in self._keys.items() if f" {key}" in f" {k}"]
 
-    def find(self, typed: str, where: str, language: str = "fr") -> T:
+    def find(self, typed: str, where: str) -> T:
+        """The thing ``typed`` names; :class:`UserError` (its sentence a :class:`Text`) when none or several do."""
         found = self.matches(typed)
         if len(found) == 1:
             return self._items[found[0]]
         if found:
             shown = ", ".join(repr(name) for name in found[:SHOWN]) + (", …" if len(found) > SHOWN else "")
-            raise UserError(where, words(language, f"names.ambiguous_{self.what}", name=repr(typed), names=shown))
-        raise UserError(
-            where, words(language, f"names.unknown_{self.what}", name=repr(typed), hint=self.hint(typed, language))
-        )
+            raise UserError(where, said(f"names.ambiguous_{self.what}", name=repr(typed), names=shown))
+        if self.what in ("square", "district") and name_key(typed) in GO:
+            raise UserError(where, said("names.go", name=repr(typed)))
+        raise UserError(where, said(f"names.unknown_{self.what}", name=repr(typed), hint=self.hint(typed)))
 
-    def hint(self, typed: str, language: str) -> str:
+    def hint(self, typed: str) -> Text | str:
         """`` (did you mean 'X'?)`` for the closest name, or an empty string."""
         keys = {k: name for name, k in self._keys.items()}
         close = difflib.get_close_matches(name_key(typed), list(keys), n=1, cutoff=0.6)
-        return words(language, "names.hint", name=repr(keys[close[0]])) if close else ""
+        return said("names.hint", name=repr(keys[close[0]])) if close else ""

@@ -7,8 +7,10 @@ problems (a skyscraper without the whole group) are for ``check`` to report.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass
+from functools import cache
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +23,7 @@ from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Company, Street
 from unit.calculator.names import Names
 from unit.calculator.rulebook import shown, words
-from unit.errors import UserError
+from unit.errors import Text, UserError
 
 
 @dataclass(frozen=True)
@@ -30,6 +32,10 @@ class ClassicHolding:
     houses: int
     hotel: bool
     mortgaged: bool
+
+    @property
+    def name(self) -> str:
+        return self.square
 
 
 @dataclass(frozen=True)
@@ -47,6 +53,14 @@ class CityHolding:
     @property
     def blocks(self) -> int:
         return self.residential + self.industrial
+
+    @property
+    def name(self) -> str:
+        return self.district
+
+
+#: What a player holds: a classic deed, or a City district.
+Holding = ClassicHolding | CityHolding
 
 
 @dataclass(frozen=True)
@@ -94,32 +108,26 @@ class Game:
         """Who holds the square or district ``name`` (its canonical name), and how; None if nobody."""
         for player in self.players:
             for holding in player.holdings:
-                if self._name(holding) == name:
+                if holding.name == name:
                     return player, holding
         return None
 
-    def player(self, name: str, where: str, language: str = "fr") -> Player:
-        """A player by name (a unique beginning is enough); an unknown name is refused with the list of players."""
+    def player(self, name: str, where: str, language: str | None = None) -> Player:
+        """A player by name (a unique beginning is enough); an unknown name is refused with the list of players.
+        (``language`` is not needed: the error's sentence is said by whoever shows it.)"""
         names = Names({p.name: p for p in self.players}, "player")
         if not names.matches(name):
             players = ", ".join(p.name for p in self.players)
-            hint = names.hint(name, language)
-            raise UserError(
-                where, i18n.words(language)("bank.unknown_player", name=repr(name), hint=hint, players=players)
-            )
-        return names.find(name, where, language)
+            raise UserError(where, Text("bank.unknown_player", name=repr(name), hint=names.hint(name), players=players))
+        return names.find(name, where)
 
     def owners(self) -> dict[str, list[str]]:
         """Each square or district held, and the players holding it (one, in a legal position)."""
         out: dict[str, list[str]] = {}
         for player in self.players:
             for holding in player.holdings:
-                out.setdefault(self._name(holding), []).append(player.name)
+                out.setdefault(holding.name, []).append(player.name)
         return out
-
-    @staticmethod
-    def _name(holding: ClassicHolding | CityHolding) -> str:
-        return holding.square if isinstance(holding, ClassicHolding) else holding.district
 
 
 def hypothetical(
@@ -154,22 +162,28 @@ def parse(
     data: object, source: str, folder: Path, language: str = "fr", load_edition: EditionLoader = editions.load
 ) -> Game:
     """A game from its YAML data (``source`` names it in errors); its edition is found relative to ``folder``
-    (by ``load_edition``, :func:`unit.calculator.edition.load`'s signature: a caller may cache it)."""
+    (by ``load_edition``, :func:`unit.calculator.edition.load`'s signature: a caller may cache it).
+
+    An error inside a player names the player as the table does (``partie.yaml: Bruno, cash: ...``,
+    ``Bruno, Docks, hazard: ...``); only a player without a readable name is named by place (``players[1]``)."""
     top = fields.mapping(data, source, required=("edition", "players"), optional=("history",))
     name = fields.text(top["edition"], f"{source}: edition")
     edition = load_edition(name, relative_to=folder, where=f"{source}: edition", language=language)
     players = []
     seen: set[str] = set()
     for i, raw in enumerate(fields.sequence(top["players"], f"{source}: players")):
-        where = f"{source}: players[{i}]"
+        where = f"{source}: {_label(raw, f'players[{i}]')}"
+        spec = _keys(raw, where, ("name",), ("cash",) + PLAYER_KEYS[edition.game])
+        player_name = fields.text(spec["name"], f"{where}, name")
+        if fields.name_key(player_name) in seen:
+            raise UserError(where, words(language, "game.same_player", p=repr(player_name)))
+        seen.add(fields.name_key(player_name))
+        cash = money.field(spec.get("cash", 0), f"{where}, cash", language)
         player = (
-            _city_player(raw, where, edition, language)
+            _city_player(spec, player_name, cash, where, edition, language)
             if isinstance(edition, CityEdition)
-            else _classic_player(raw, where, edition, language)
+            else _classic_player(spec, player_name, cash, where, edition, language)
         )
-        if fields.name_key(player.name) in seen:
-            raise UserError(f"{where}.name", words(language, "game.same_player", p=repr(player.name)))
-        seen.add(fields.name_key(player.name))
         players.append(player)
     if not players:
         raise UserError(f"{source}: players", words(language, "game.no_player"))
@@ -177,59 +191,75 @@ def parse(
     return Game(source, edition, tuple(players), history)
 
 
-def _classic_player(raw: object, where: str, edition: ClassicEdition, language: str) -> Player:
-    spec = fields.mapping(raw, where, required=("name",), optional=("cash", "properties"))
+#: A player's keys besides ``name`` and ``cash``, by kind of game.
+PLAYER_KEYS = {"classic": ("properties",), "city": ("tower", "exemption_card", "districts")}
+
+
+def _keys(raw: object, where: str, required: tuple[str, ...], optional: tuple[str, ...]) -> dict[str, Any]:
+    """:func:`unit.fields.mapping` for a place named the table's way: an unknown key is ``Bruno, money`` (the
+    fields module writes a path, ``Bruno.money``)."""
+    try:
+        return fields.mapping(raw, where, required, optional)
+    except UserError as error:
+        if error.where.startswith(f"{where}."):
+            raise UserError(f"{where}, {error.where[len(where) + 1 :]}", error.message) from None
+        raise
+
+
+def _holdings(
+    spec: dict[str, Any], key: str, where: str, optional: tuple[str, ...]
+) -> list[tuple[str, dict[str, Any]]]:
+    """A player's list ``key`` (``districts``, ``properties``): each item's place (``Bruno, Docks``; by position
+    when its name is not a text) and its fields."""
+    out = []
+    for j, item in enumerate(fields.sequence(spec.get(key) or [], f"{where}, {key}")):
+        at = f"{where}, {_label(item, f'{key}[{j}]')}"
+        out.append((at, _keys(item, at, ("name",), optional)))
+    return out
+
+
+def _label(item: object, place: str) -> str:
+    """How an error names a player or a holding: its name as written (``Bruno``, ``Docks``), or, when it has no
+    readable one, its ``place`` in the file (``players[1]``)."""
+    name = item.get("name") if isinstance(item, dict) else None
+    return name.strip() if isinstance(name, str) and name.strip() else place
+
+
+def _classic_player(
+    spec: dict[str, Any], name: str, cash: int, where: str, edition: ClassicEdition, language: str
+) -> Player:
     holdings = []
-    for j, item in enumerate(fields.sequence(spec.get("properties") or [], f"{where}.properties")):
-        at = f"{where}.properties[{j}]"
-        item = fields.mapping(item, at, required=("name",), optional=("houses", "hotel", "mortgaged"))
-        square = edition.square(fields.text(item["name"], f"{at}.name"), f"{at}.name", language)
+    for at, item in _holdings(spec, "properties", where, ("houses", "hotel", "mortgaged")):
+        square = edition.square(fields.text(item["name"], f"{at}, name"), f"{where}, properties")
         if square.kind == "tax":
-            raise UserError(f"{at}.name", words(language, "game.tax_owned", s=repr(square.name)))
-        houses = fields.integer(item.get("houses", 0), f"{at}.houses", 0, 99)
-        hotel = fields.boolean(item.get("hotel", False), f"{at}.hotel")
+            raise UserError(at, words(language, "game.tax_owned", s=repr(square.name)))
+        houses = fields.integer(item.get("houses", 0), f"{at}, houses", 0, 99)
+        hotel = fields.boolean(item.get("hotel", False), f"{at}, hotel")
         if (houses or hotel) and not isinstance(square, Street):
-            raise UserError(f"{at}", words(language, f"game.no_buildings_{square.kind}", s=square.name))
-        holdings.append(
-            ClassicHolding(square.name, houses, hotel, fields.boolean(item.get("mortgaged", False), f"{at}.mortgaged"))
-        )
-    return Player(
-        fields.text(spec["name"], f"{where}.name"),
-        money.field(spec.get("cash", 0), f"{where}.cash", language),
-        tuple(holdings),
-    )
+            raise UserError(at, words(language, f"game.no_buildings_{square.kind}", s=square.name))
+        mortgaged = fields.boolean(item.get("mortgaged", False), f"{at}, mortgaged")
+        holdings.append(ClassicHolding(square.name, houses, hotel, mortgaged))
+    return Player(name, cash, tuple(holdings))
 
 
-CITY_HOLDING_KEYS = ("residential", "industrial", "hazard", "bonus", "skyscraper", "stadium", "station", "mortgaged")
+CITY_HOLDING_KEYS = histories.CITY_KEYS
 
 
-def _city_player(raw: object, where: str, edition: CityEdition, language: str) -> Player:
-    spec = fields.mapping(raw, where, required=("name",), optional=("cash", "tower", "exemption_card", "districts"))
+def _city_player(spec: dict[str, Any], name: str, cash: int, where: str, edition: CityEdition, language: str) -> Player:
     holdings = []
-    for j, item in enumerate(fields.sequence(spec.get("districts") or [], f"{where}.districts")):
-        at = f"{where}.districts[{j}]"
-        item = fields.mapping(item, at, required=("name",), optional=CITY_HOLDING_KEYS)
-        district = edition.district(fields.text(item["name"], f"{at}.name"), f"{at}.name", language)
-        hazard, bonus = item.get("hazard"), item.get("bonus")
-        if hazard is not None and hazard not in HAZARDS:
-            raise UserError(
-                f"{at}.hazard",
-                words(language, "game.one_of", x=", ".join(HAZARDS), got=shown(hazard, language)),
-            )
-        if bonus is not None and bonus not in BONUSES:
-            raise UserError(
-                f"{at}.bonus",
-                words(language, "game.one_of", x=", ".join(BONUSES), got=shown(bonus, language)),
-            )
+    for at, item in _holdings(spec, "districts", where, CITY_HOLDING_KEYS):
+        district = edition.district(fields.text(item["name"], f"{at}, name"), f"{where}, districts")
+        hazard = _building(item.get("hazard"), HAZARDS, f"{at}, hazard", language)
+        bonus = _building(item.get("bonus"), BONUSES, f"{at}, bonus", language)
 
         def flag(key: str, item: dict[str, Any] = item, at: str = at) -> bool:
-            return fields.boolean(item.get(key, False), f"{at}.{key}")
+            return fields.boolean(item.get(key, False), f"{at}, {key}")
 
         holdings.append(
             CityHolding(
                 district=district.name,
-                residential=fields.integer(item.get("residential", 0), f"{at}.residential", 0, 99),
-                industrial=fields.integer(item.get("industrial", 0), f"{at}.industrial", 0, 99),
+                residential=fields.integer(item.get("residential", 0), f"{at}, residential", 0, 99),
+                industrial=fields.integer(item.get("industrial", 0), f"{at}, industrial", 0, 99),
                 hazard=hazard,
                 bonus=bonus,
                 skyscraper=flag("skyscraper"),
@@ -240,14 +270,43 @@ def _city_player(raw: object, where: str, edition: CityEdition, language: str) -
         )
     tower = spec.get("tower")
     if tower is not None:
-        tower = edition.district(fields.text(tower, f"{where}.tower"), f"{where}.tower", language).name
+        tower = edition.district(fields.text(tower, f"{where}, tower"), f"{where}, tower").name
     return Player(
-        fields.text(spec["name"], f"{where}.name"),
-        money.field(spec.get("cash", 0), f"{where}.cash", language),
+        name,
+        cash,
         tuple(holdings),
         tower,
-        fields.boolean(spec.get("exemption_card", False), f"{where}.exemption_card"),
+        fields.boolean(spec.get("exemption_card", False), f"{where}, exemption_card"),
     )
+
+
+@cache
+def building_words(identifiers: tuple[str, ...]) -> dict[str, str]:
+    """A hazard's or a bonus's identifier (``sewage_plant``) by every way people write it: the identifier, and its
+    names in every language's catalog (``calculator.names.buildings``: « station d'épuration », « décharge »,
+    "sewage plant"), compared as names are (accents, case, apostrophes aside)."""
+    found = {fields.name_key(i): i for i in identifiers} | {
+        fields.name_key(i.replace("_", " ")): i for i in identifiers
+    }
+    for language in i18n.languages():
+        catalog = i18n.words(language)
+        for identifier in identifiers:
+            for name in catalog(f"calculator.names.buildings.{identifier}").split(","):
+                found[fields.name_key(name)] = identifier
+    return found
+
+
+def _building(value: object, identifiers: tuple[str, ...], where: str, language: str) -> str | None:
+    """A hazard or a bonus (its identifier), read from its identifier or a name, an article before it or not
+    (« la décharge »); ``null``: none."""
+    if value is None:
+        return None
+    if isinstance(value, str):
+        typed = re.sub(r"^(?:la|le|les|the|a|an)\s+|^l['’]", "", value.strip(), flags=re.IGNORECASE)
+        found = building_words(identifiers).get(fields.name_key(typed))
+        if found is not None:
+            return found
+    raise UserError(where, words(language, "game.one_of", x=", ".join(identifiers), got=shown(value, language)))
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -279,7 +338,14 @@ def dump(game: Game, edition: str) -> dict[str, Any]:
 
 def dumps(game: Game, edition: str) -> str:
     """The game file's text: :func:`dump` as YAML, one line per holding."""
-    return yaml.safe_dump(dump(game, edition), allow_unicode=True, sort_keys=False, default_flow_style=None, width=120)
+    return yaml.dump(
+        dump(game, edition),
+        Dumper=histories.Dumper,
+        allow_unicode=True,
+        sort_keys=False,
+        default_flow_style=None,
+        width=120,
+    )
 
 
 def _amount(kind: str, amount: int) -> int | str:

@@ -10,15 +10,17 @@ language: no rule takes a language.
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from unit import i18n
 from unit.errors import ArgumentError, Say, Text, UserError
 
 if TYPE_CHECKING:
+    from unit.calculator.bank import Build as Building
     from unit.calculator.edition import Edition
-    from unit.calculator.position import Game, Player
+    from unit.calculator.position import Game, Holding, Player
 
 
 def words(language: str, key: str, /, **values: object) -> str:
@@ -42,6 +44,45 @@ class ByLanguage(Text):
 
     def say(self, words: Say) -> str:
         return str(self.values["fr" if getattr(words, "language", i18n.REFERENCE) == "fr" else "other"])
+
+
+class Joined(Text):
+    """Several words said as one list (``Front de Mer (M 480k), Docks (M 600k)``): each part in the reader's
+    language, joined by ``separator`` (a catalog key, when the languages punctuate differently) or by a comma."""
+
+    __slots__ = ()
+
+    def __init__(self, parts: Iterable[Text | str], separator: str | None = None):
+        super().__init__("calculator.joined", parts=tuple(parts), separator=separator)
+
+    def say(self, words: Say) -> str:
+        separator = self.values["separator"]
+        between = ", " if separator is None else words(str(separator))
+        parts = self.values["parts"]
+        assert isinstance(parts, tuple)
+        return between.join(part.say(words) if isinstance(part, Text) else str(part) for part in parts)
+
+
+class Refused(UserError):
+    """An action the bank refuses (:mod:`unit.calculator.bank`): ``message`` is the rule's sentence, a
+    :class:`Text` said in the reader's language where the refusal is shown; ``key`` names it
+    (``bank.short``, ``calculator.check.max_blocks``)."""
+
+    #: The language of ``str(refusal)`` (:func:`unit.calculator.bank.apply`'s caller's); :meth:`say` takes any.
+    language = i18n.REFERENCE
+
+    def __init__(self, message: Text):
+        super().__init__("", message)
+        self.key = message.key
+        self.text = message
+
+    def __str__(self) -> str:
+        return self.say(i18n.words(self.language))
+
+
+def refused(key: str, /, **values: object) -> Refused:
+    """The bank's refusal ``key`` (under ``bank.`` in unit/locales/) with its values."""
+    return Refused(Text(f"bank.{key}", **values))
 
 
 def shown(value: object, language: str) -> str:
@@ -246,12 +287,12 @@ class Rules(ABC):
         """Each player's cash at the start (None: still to be copied into the edition)."""
 
     @abstractmethod
-    def find(self, game: Game, typed: str, where: str, language: str) -> str:
-        """The canonical name of the square (or district) ``typed`` (the language words a not-found error)."""
+    def find(self, game: Game, typed: str, where: str) -> str:
+        """The canonical name of the square (or district) ``typed``; :class:`UserError` naming ``where`` if none."""
 
-    def rent_of(self, game: Game, typed: str, dice: int | None, language: str) -> RentReport:
-        """``rent GAME SQUARE``: :meth:`rent` of the square ``typed`` (the language words a not-found error)."""
-        return self.rent(game, self.find(game, typed, "SQUARE", language), dice)
+    def rent_of(self, game: Game, typed: str, dice: int | None) -> RentReport:
+        """``rent GAME SQUARE``: :meth:`rent` of the square ``typed``."""
+        return self.rent(game, self.find(game, typed, "SQUARE"), dice)
 
     def offers(self, command: str) -> None:
         """:class:`UserError` with the rule's sentence if this kind of game has no ``command`` (``tax``, ``sell``)."""
@@ -263,7 +304,7 @@ class Rules(ABC):
         """What a player landing on ``name`` pays its owner."""
 
     @abstractmethod
-    def what_if(self, edition: Edition, typed: str, situation: Situation, language: str) -> RentReport:
+    def what_if(self, edition: Edition, typed: str, situation: Situation) -> RentReport:
         """The rent of the square ``typed`` in ``situation``, without a game file (``rent --edition``)."""
 
     @abstractmethod
@@ -283,7 +324,7 @@ class Rules(ABC):
         """What ``player`` owes on the industry tax square (City's only)."""
 
     @abstractmethod
-    def owned(self, game: Game, typed: str, language: str) -> str:
+    def owned(self, game: Game, typed: str) -> str:
         """The canonical name of the property ``typed``, one that can be held (for ``mortgage``, ``sell``)."""
 
     @abstractmethod
@@ -293,6 +334,64 @@ class Rules(ABC):
     @abstractmethod
     def sell(self, game: Game, name: str, variant: str | None) -> Deal:
         """What the bank pays for the buildings on ``name`` (held)."""
+
+    # --- what the table's bank asks (unit.calculator.bank): values, or a :class:`Refused` with the rule's words
+
+    #: The lowest bid an auction starts at.
+    auction_minimum: ClassVar[int]
+    #: The variants a command may name (classic's ``timed``, ``quick``).
+    variants: ClassVar[tuple[str, ...]] = ()
+
+    @abstractmethod
+    def holding(self, name: str, data: Mapping[str, Any]) -> Holding:
+        """A holding of ``name`` from its fields as the history writes them (missing ones: the defaults)."""
+
+    @abstractmethod
+    def jail_fine(self, game: Game) -> int:
+        """What leaving jail costs."""
+
+    def tax_square(self, game: Game, name: str) -> int | None:
+        """What landing on ``name`` costs when it is a tax square (paid to the bank); None for a property."""
+        return None
+
+    @abstractmethod
+    def price(self, game: Game, name: str) -> int:
+        """The price printed on ``name``'s card; :class:`Refused` when nobody can buy it or it is not copied yet."""
+
+    @abstractmethod
+    def build(self, game: Game, owner: Player, holding: Holding, order: Building) -> tuple[int, Holding]:
+        """What the buildings of ``order`` on ``holding`` cost and the holding after; :class:`Refused` when the
+        rules forbid them (the position's own checks come after, :meth:`check`)."""
+
+    @abstractmethod
+    def sell_back(self, game: Game, holding: Holding, levels: int | None, variant: str | None) -> tuple[int, Holding]:
+        """What the bank pays for ``levels`` of ``holding``'s buildings (None: all) and the holding after."""
+
+    @abstractmethod
+    def remove_hazard(self, game: Game, holding: Holding) -> tuple[int, Holding]:
+        """What removing the hazard from ``holding`` costs, and the holding after."""
+
+    def lift(self, game: Game, paid: int) -> int:
+        """What lifting a mortgage costs when the bank paid ``paid`` for it."""
+        return paid
+
+    def built_in_group(self, game: Game, player: Player, name: str) -> list[str]:
+        """The properties of ``name``'s group with buildings that must go back to the bank before ``name`` is
+        mortgaged or sold to another player (classic); none where buildings stay with the property (City)."""
+        return []
+
+    def unbought(self, game: Game) -> int:
+        """How many properties the bank still has, where trades must wait for every one to be bought."""
+        return 0
+
+    def transfer_interest(self, game: Game, holding: Holding) -> int:
+        """What a player receiving the mortgaged ``holding`` owes the bank at once (classic's 10 %)."""
+        return 0
+
+    def seized(self, game: Game, holding: Holding) -> tuple[int, Holding]:
+        """A bankrupt player's ``holding`` going to a creditor: what its buildings sold to the bank bring to the
+        debt, and the holding the creditor receives."""
+        return 0, holding
 
 
 def refuse(situation: Situation, names: tuple[str, ...], key: str) -> None:
