@@ -40,6 +40,7 @@ from unit.calculator.rulebook import RentReport
 from unit.calculator.rulebook import words as rule_words
 from unit.errors import ArgumentError, MonopolyCityError, UserError, said
 from unit.fields import name_key
+from unit.web import bank_page
 from unit.web.common import (
     SECURITY_HEADERS,
     Form,
@@ -338,13 +339,24 @@ def create(request: Request, form: Form) -> Response:
     return see_other(f"/games/{name}")
 
 
+#: The last game this phone opened: the live view's link to the box's auction sale (unit/web/bank_page.py).
+LAST_GAME_COOKIE = "mc_game"
+
+
 def game_page(request: Request) -> Response:
     loaded = load(request, request.path_params["name"])
-    return show_game(request, loaded, request.query_params.get("variant"))
+    response = show_game(request, loaded, request.query_params.get("variant"))
+    response.set_cookie(LAST_GAME_COOKIE, loaded.name, max_age=30 * 86400, samesite="strict")
+    return response
 
 
 def show_game(
-    request: Request, loaded: Loaded, variant_text: str | None, error: FieldError | None = None, status: int = 200
+    request: Request,
+    loaded: Loaded,
+    variant_text: str | None,
+    error: FieldError | None = None,
+    status: int = 200,
+    confirm: dict[str, Any] | None = None,
 ) -> Response:
     """The position: every player, their cash and holdings, each holding's value, the problems."""
     lang = language_of(request)
@@ -374,6 +386,9 @@ def show_game(
         bonuses=BONUSES,
         problems=problems(game, variant, lang),
         error=error,
+        confirm=confirm,
+        sale=bank_page.sale_offer(request, loaded.name, game),
+        **bank_page.values(game, dict(request.query_params), variant, lang),
     )
 
 
@@ -405,17 +420,24 @@ def edit(request: Request, form: Form) -> Response:
 def rent_page(request: Request) -> Response:
     """Pick a square (search any part of its name), see who pays what and why."""
     loaded = load(request, request.path_params["name"])
+    params = request.query_params
+    return show_rent(request, loaded, params.get("square", ""), params.get("dice", ""), query=params.get("q", ""))
+
+
+def show_rent(
+    request: Request, loaded: Loaded, chosen: str, dice_text: str, refusal: str = "", status: int = 200, query: str = ""
+) -> Response:
+    """The rent page of ``chosen``, with the bank's one-tap payments (``refusal``: why the last one was not made)."""
     game = loaded.game
     squares = squares_of(game)
-    query = request.query_params.get("q", "")
     shown = [s for s in squares if name_key(query) in s["key"]] if query.strip() else squares
-    chosen = request.query_params.get("square", "")
-    dice_text = request.query_params.get("dice", "")
     report, error, needs_dice = rent_of(game, squares, chosen, dice_text, language_of(request))
     return page(
         request,
         "rent",
+        status,
         game_name=loaded.name,
+        version=loaded.version,
         game=game,
         squares=shown,
         query=query,
@@ -423,7 +445,8 @@ def rent_page(request: Request) -> Response:
         dice=dice_text,
         needs_dice=needs_dice,
         report=report,
-        error=error,
+        error=refusal or error,
+        payers=bank_page.payers(game, report, language_of(request)),
     )
 
 
