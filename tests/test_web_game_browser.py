@@ -60,7 +60,9 @@ def buy(page, player: int, square: str) -> None:
 
 
 def tap(page, square: str, value: str) -> None:
-    """One tap on a district's card (``residential=3``, ``skyscraper=1``); the page comes back."""
+    """One tap on a district's card (``residential=3``, ``skyscraper=1``), among its corrections made without
+    paying (the bank's taps are test_web_bank_browser.py's); the page comes back."""
+    page.locator(f"article[data-square='{square}'] details.fix").evaluate("details => { details.open = true; }")
     with page.expect_navigation():  # the answer is a new page (a redirect, or the refusal)
         page.click(f"article[data-square='{square}'] button[value='{value}']")
 
@@ -114,10 +116,13 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
             page.locator("article[data-square='Les Halles']").scroll_into_view_if_needed()
             page.screenshot(path=shots / "game-refused.png")
         # A negative cash.
+        page.click("#fix-p1 summary")
         page.fill("#cash-1", "-5M")
         page.press("#cash-1", "Enter")
         page.wait_for_selector("#p1 .field-error")
         assert game_file.read_bytes() == before
+        if not page.is_visible("#cash-1"):  # the refusal's page opens the corrections where it is
+            page.click("#fix-p1 summary")
         page.fill("#cash-1", "12,5M")
         page.press("#cash-1", "Enter")
         page.wait_for_selector("#cash-1-shown:has-text('12,5M')" if lang == "fr" else "#cash-1-shown:has-text('12.5M')")
