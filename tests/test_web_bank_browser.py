@@ -77,7 +77,7 @@ class Evening:
         if self.shots is None:
             return
         if selector is not None:
-            self.page.locator(selector).first.scroll_into_view_if_needed()
+            self.page.locator(selector).first.evaluate("element => element.scrollIntoView({block: 'start'})")
         self.page.screenshot(path=self.shots / f"{name}.png")
 
     def game(self) -> positions.Game:
@@ -160,15 +160,14 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
         unit.press("power")
         create(page, base, "soiree", "trois.edition.yaml", "Alice, Bruno, Chloé")
         evening = Evening(page, base, data / "soiree.game.yaml", shots)
-        m = "M 1M" if lang == "fr" else "M 1M"
-        evening.buy(0, "Les Halles", f"Alice → {'banque' if lang == 'fr' else 'the bank'} · {m}")
+        evening.buy(0, "Les Halles", f"Alice → {'banque' if lang == 'fr' else 'bank'} · M 1M")
         evening.buy(0, "Quai Nord")
         evening.auction(unit, 1, 1, "Port Sud", "2,4M" if lang == "fr" else "2.4M")
         assert evening.game().players[1].cash == 20_000_000 - 2_400_000
         for _ in range(3):
             evening.card("Les Halles", "residential")
         evening.card("Quai Nord", "industrial")
-        evening.shot("bank-game", "#p0 .bank-row")
+        evening.shot("bank-game", "article[data-square='Quai Nord']")
         stale = context.new_page()  # a second page, left on the game as it is now
         stale.goto(f"{base}/games/soiree")
         twice = context.new_page()  # the rent page with the same form: sent again, as a double tap would
@@ -204,7 +203,7 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
         assert shown_fortunes(page) == cli_fortunes(evening.path)
         # The history, newest first; taking several back asks first.
         page.goto(f"{base}/games/soiree")
-        evening.shot("bank-history", "#history")
+        evening.shot("bank-history", "#history h2")
         with page.expect_navigation():
             page.click("#history li:nth-child(3) button")
         page.wait_for_selector("#ask")
