@@ -173,6 +173,20 @@ def test_what_the_page_records_is_what_the_command_line_records(app, data, capsy
     assert path.read_bytes() == by_page
 
 
+def test_the_page_writes_a_long_history_as_the_command_line_does_whatever_its_notes(app, data, capsys):
+    """The page keeps the history's text it read and writes only what changed: the same bytes as the command line."""
+    phone = Banker(app)
+    phone.create("trois.edition.yaml", "Alice, Bruno")
+    path = data / "soiree.game.yaml"
+    for note in ("prêt\n- what: pay", "a: b", "- x", "'quoted'", "x" * 300):
+        assert cli_json(capsys, "pay", str(path), "Alice", "Bruno", "1k", "--for", note)[0] == 0
+    phone.tap(action="transfer", player="1", to="to:0", amount="2k")
+    assert path.read_text(encoding="utf-8") == positions.dumps(game_of(path), "trois.edition.yaml")
+    phone.tap(action="undo", count="2", confirm="1")
+    assert path.read_text(encoding="utf-8") == positions.dumps(game_of(path), "trois.edition.yaml")
+    assert len(game_of(path).history) == 4
+
+
 # --- nothing paid twice --------------------------------------------------------------------------------
 
 
@@ -492,6 +506,7 @@ def test_whatever_the_phones_tap_the_cash_and_the_bank_stay_consistent(taps, tmp
         elif form["action"] == "drop":  # a player with nothing removed: not in the history, their cash goes
             expected, dropped = base(), True
         assert base() == expected, form
+        assert path.read_text(encoding="utf-8") == positions.dumps(game_of(path), "trois.edition.yaml")
     game = game_of(path)
     if game.history and not dropped:
         phone.look()

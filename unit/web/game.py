@@ -24,6 +24,7 @@ the file's version; a change made from an older version is refused with
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -109,9 +110,48 @@ class Loaded:
         self.name = name
         self.file = f"{name}.game.yaml"
         self.text, self.version = store.read("game", name)
+        kept = GAMES.get(store, name, self.version, language)
+        if kept is not None:
+            self.game, self.edition_ref = kept
+            return
         data = yamlfile.parse(self.text, self.file, what="game file")
         self.game = positions.parse(data, self.file, store.root, language, EDITIONS.load)
         self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping, a text
+        GAMES.keep(name, self.version, language, self.game, self.edition_ref)
+
+
+class GameCache:
+    """Games as read, by name and the version of their file's bytes: a long evening's history (2,000 entries,
+    100 KB) takes PyYAML a third of a second to read, and every page reads its game. A game is reused only
+    while its file has the same version and its edition is the one the editions' cache gives now (an edition
+    edited on the phone is read again); the bank keeps the game it has just written (unit/web/bank.py)."""
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self.kept: dict[tuple[str, str], tuple[str, positions.Game, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, store: Store, name: str, version: str, language: str) -> tuple[positions.Game, str] | None:
+        with self._lock:
+            found = self.kept.get((name, language))
+        if found is None or found[0] != version:
+            return None
+        _version, game, ref = found
+        try:
+            edition = EDITIONS.load(ref, store.root, f"{name}.game.yaml: edition", language)
+        except UserError:
+            return None
+        return (game, ref) if edition is game.edition else None
+
+    def keep(self, name: str, version: str, language: str, game: positions.Game, ref: str) -> None:
+        with self._lock:
+            self.kept.pop((name, language), None)
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[(name, language)] = (version, game, ref)
+
+
+GAMES = GameCache()
 
 
 def variant_of(game: positions.Game, text: str | None) -> str | None:
