@@ -406,7 +406,9 @@ def buy(page, player: int, square: str) -> None:
 
 
 def tap(page, square: str, value: str) -> None:
-    """One tap on a district's card (``residential=3``, ``skyscraper=1``); the page comes back."""
+    """One tap on a district's card (``residential=3``, ``skyscraper=1``), among its corrections made without
+    paying (the bank's taps are test_web_bank_browser.py's); the page comes back."""
+    page.locator(f"article[data-square='{square}'] details.fix").evaluate("details => { details.open = true; }")
     with page.expect_navigation():  # the answer is a new page (a redirect, or the refusal)
         page.click(f"article[data-square='{square}'] button[value='{value}']")
 

@@ -65,10 +65,13 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
             page.locator("article[data-square='Les Halles']").scroll_into_view_if_needed()
             screenshot(page, shots / "game-refused.png", "article[data-square='Les Halles'] .field-error")
         # A negative cash.
+        page.click("#fix-p1 summary")
         page.fill("#cash-1", "-5M")
         page.press("#cash-1", "Enter")
         page.wait_for_selector("#p1 .field-error")
         assert game_file.read_bytes() == before
+        if not page.is_visible("#cash-1"):  # the refusal's page opens the corrections where it is
+            page.click("#fix-p1 summary")
         page.fill("#cash-1", "12,5M")
         page.press("#cash-1", "Enter")
         page.wait_for_selector("#cash-1-shown:has-text('12,5M')" if lang == "fr" else "#cash-1-shown:has-text('12.5M')")

@@ -19,7 +19,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from unit.web import editions, game, live
+from unit.web import bank, bank_page, editions, game, live
 from unit.web.common import HERE, Web, form_endpoint, not_saved, refused
 from unit.web.security import BodyLimit
 from unit.web.store import NotSaved
@@ -51,6 +51,9 @@ def routes() -> list[BaseRoute]:
         Route("/games/{name}/fortunes", game.fortunes_page, methods=GET),
         Route("/games/{name}/check", game.check_page, methods=GET),
         Route("/games/{name}/file", game.game_file, methods=GET),
+        # The table's bank: every payment in one tap, the history with undo, the box's auction sale.
+        Route("/games/{name}/bank", form_endpoint(bank.act), methods=POST),
+        Route("/games/{name}/sale", bank.sale_fragment, methods=GET),
         # The calculator: the editions.
         Route("/editions", editions.index, methods=GET),
         Route("/editions/new", form_endpoint(editions.new), methods=POST),
@@ -69,11 +72,12 @@ def routes() -> list[BaseRoute]:
 
 @contextlib.asynccontextmanager
 async def lifespan(app: Starlette) -> AsyncIterator[None]:
-    """The hub's connection to the unit, for as long as the service runs."""
+    """The hub's connection to the unit, and the watch on its auctions for the bank, for as long as the service runs."""
     web: Web = app.state.web
     await web.hub.start()
     try:
-        yield
+        async with bank_page.watching(web.hub, app.state.sales):
+            yield
     finally:
         await web.hub.stop()
 
@@ -89,4 +93,5 @@ def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str
         lifespan=lifespan,
     )
     app.state.web = Web(state_dir, language, data_dir)
+    app.state.sales = bank_page.Sales()  # the auctions the box ended, offered to the bank (unit/web/bank_page.py)
     return app

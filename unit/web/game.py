@@ -24,6 +24,7 @@ the file's version; a change made from an older version is refused with
 
 from __future__ import annotations
 
+import threading
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
@@ -40,6 +41,7 @@ from unit.calculator.rulebook import RentReport
 from unit.calculator.rulebook import words as rule_words
 from unit.errors import ArgumentError, MonopolyCityError, UserError, said
 from unit.fields import name_key
+from unit.web import bank_page
 from unit.web.common import (
     SECURITY_HEADERS,
     Form,
@@ -109,9 +111,48 @@ class Loaded:
         self.name = name
         self.file = f"{name}.game.yaml"
         self.text, self.version = store.read("game", name)
+        kept = GAMES.get(store, name, self.version, language)
+        if kept is not None:
+            self.game, self.edition_ref = kept
+            return
         data = yamlfile.parse(self.text, self.file, what="game file")
         self.game = positions.parse(data, self.file, store.root, language, EDITIONS.load)
         self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping, a text
+        GAMES.keep(name, self.version, language, self.game, self.edition_ref)
+
+
+class GameCache:
+    """Games as read, by name and the version of their file's bytes: a long evening's history (2,000 entries,
+    100 KB) takes PyYAML a third of a second to read, and every page reads its game. A game is reused only
+    while its file has the same version and its edition is the one the editions' cache gives now (an edition
+    edited on the phone is read again); the bank keeps the game it has just written (unit/web/bank.py)."""
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self.kept: dict[tuple[str, str], tuple[str, positions.Game, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, store: Store, name: str, version: str, language: str) -> tuple[positions.Game, str] | None:
+        with self._lock:
+            found = self.kept.get((name, language))
+        if found is None or found[0] != version:
+            return None
+        _version, game, ref = found
+        try:
+            edition = EDITIONS.load(ref, store.root, f"{name}.game.yaml: edition", language)
+        except UserError:
+            return None
+        return (game, ref) if edition is game.edition else None
+
+    def keep(self, name: str, version: str, language: str, game: positions.Game, ref: str) -> None:
+        with self._lock:
+            self.kept.pop((name, language), None)
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[(name, language)] = (version, game, ref)
+
+
+GAMES = GameCache()
 
 
 def variant_of(game: positions.Game, text: str | None) -> str | None:
@@ -349,13 +390,24 @@ def edition_title(ref: str, root: Path, language: str) -> str:
         return ref.removesuffix(".edition.yaml")
 
 
+#: The last game this phone opened: the live view's link to the box's auction sale (unit/web/bank_page.py).
+LAST_GAME_COOKIE = "mc_game"
+
+
 def game_page(request: Request) -> Response:
     loaded = load(request, request.path_params["name"])
-    return show_game(request, loaded, request.query_params.get("variant"))
+    response = show_game(request, loaded, request.query_params.get("variant"))
+    response.set_cookie(LAST_GAME_COOKIE, loaded.name, max_age=30 * 86400, samesite="strict")
+    return response
 
 
 def show_game(
-    request: Request, loaded: Loaded, variant_text: str | None, error: FieldError | None = None, status: int = 200
+    request: Request,
+    loaded: Loaded,
+    variant_text: str | None,
+    error: FieldError | None = None,
+    status: int = 200,
+    confirm: dict[str, Any] | None = None,
 ) -> Response:
     """The position: every player, their cash and holdings, each holding's value, the problems."""
     lang = language_of(request)
@@ -385,6 +437,9 @@ def show_game(
         bonuses=BONUSES,
         problems=problems(game, variant, lang),
         error=error,
+        confirm=confirm,
+        sale=bank_page.sale_offer(request, loaded.name, game),
+        **bank_page.values(game, dict(request.query_params), variant, lang),
     )
 
 
@@ -416,17 +471,24 @@ def edit(request: Request, form: Form) -> Response:
 def rent_page(request: Request) -> Response:
     """Pick a square (search any part of its name), see who pays what and why."""
     loaded = load(request, request.path_params["name"])
+    params = request.query_params
+    return show_rent(request, loaded, params.get("square", ""), params.get("dice", ""), query=params.get("q", ""))
+
+
+def show_rent(
+    request: Request, loaded: Loaded, chosen: str, dice_text: str, refusal: str = "", status: int = 200, query: str = ""
+) -> Response:
+    """The rent page of ``chosen``, with the bank's one-tap payments (``refusal``: why the last one was not made)."""
     game = loaded.game
     squares = squares_of(game)
-    query = request.query_params.get("q", "")
     shown = [s for s in squares if name_key(query) in s["key"]] if query.strip() else squares
-    chosen = request.query_params.get("square", "")
-    dice_text = request.query_params.get("dice", "")
     report, error, needs_dice = rent_of(game, squares, chosen, dice_text, language_of(request))
     return page(
         request,
         "rent",
+        status,
         game_name=loaded.name,
+        version=loaded.version,
         game=game,
         squares=shown,
         query=query,
@@ -434,7 +496,8 @@ def rent_page(request: Request) -> Response:
         dice=dice_text,
         needs_dice=needs_dice,
         report=report,
-        error=error,
+        error=refusal or error,
+        payers=bank_page.payers(game, report, language_of(request)),
     )
 
 

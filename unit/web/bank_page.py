@@ -1,0 +1,325 @@
+"""What the game page shows of the table's bank (issue 22): the taps with their prices, the history, the sale.
+
+The game page (:mod:`unit.web.game`) and the rent page ask this module for the bank's part of their
+values; the taps post to :mod:`unit.web.bank`, which applies them with :mod:`unit.calculator.bank`.
+Nothing here decides what is allowed: a price on a button is read from the edition and the rule modules
+(the same figures the bank will take), and a tap the rules refuse comes back with the rule's sentence.
+
+It also keeps the auctions the box ended (:class:`Sales`): the hub's records, watched by one task for
+as long as the service runs, turn a countdown that ends in anything but « ANNULÉ » into a sale a paired
+phone is offered to record (which square, who, at what price); nothing is recorded without a tap.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from starlette.requests import Request
+
+from unit import i18n
+from unit.calculator import bank, city, classic, money, rules
+from unit.calculator import position as positions
+from unit.calculator.edition import CityEdition, ClassicEdition, Street, Tax
+from unit.calculator.rulebook import RentReport
+from unit.errors import UserError
+from unit.web.common import language_of, paired, session
+from unit.web.hub import UnitHub
+
+#: The history shown on the game page (newest first); ``?history=all`` shows every entry.
+HISTORY_SHOWN = 30
+#: The states of a running countdown (docs/simulate.md, the ``state`` records).
+COUNTING = ("countdown", "warning")
+#: A countdown that ends in one of these ended an auction (``time_up``: the game's end came during it).
+ENDED = ("ready", "time_up")
+
+
+@dataclass(frozen=True)
+class Tap:
+    """One bank action offered on the page: the value its button posts (``op``) and its words with the price."""
+
+    op: str
+    label: str
+    money: str = ""  # the amount, signed for the player: « + M 1,2M » received, « M 250k » paid
+
+
+@dataclass(frozen=True)
+class Line:
+    """One entry of the history as the page shows it: its number (1 the oldest) and its words."""
+
+    n: int
+    text: str
+
+
+# --- the prices on the buttons ------------------------------------------------------------------------
+
+
+def card_taps(
+    game: positions.Game, player: positions.Player, holding: Any, variant: str | None, lang: str
+) -> list[Tap]:
+    """The bank's taps on one holding's card: build, sell back, mortgage or lift, remove a hazard."""
+    w = i18n.words(lang)
+
+    def fmt(amount: int | None) -> str:
+        return "" if amount is None else money.text(game.kind, amount, lang)
+
+    taps: list[Tap] = []
+    edition = game.edition
+    if isinstance(edition, CityEdition):
+        district = edition.districts[holding.district]
+        if holding.mortgaged:
+            return [Tap("lift", w("web.bank.lift"), fmt(_quiet(lambda: bank.lift_cost(game, district.name))))]
+        taps.append(Tap("residential", w("web.bank.residential"), fmt(district.residential_cost)))
+        taps.append(Tap("industrial", w("web.bank.industrial"), fmt(district.industrial_cost)))
+        if not holding.skyscraper:
+            cost = edition.groups[district.group].skyscraper_cost
+            taps.append(Tap("skyscraper", w("web.bank.skyscraper"), fmt(cost)))
+        if not holding.stadium:
+            taps.append(Tap("stadium", w("web.bank.stadium"), fmt(city.STADIUM_COST)))
+        if not any(p.tower for p in game.players):
+            taps.append(Tap("tower", w("web.bank.tower"), fmt(city.TOWER_COST)))
+        if holding.hazard is not None:
+            blocks = edition.hazards.get(holding.hazard)
+            cost = None if blocks is None else blocks * city.HAZARD_REMOVAL_PER_BLOCK
+            taps.append(Tap("hazard", w("web.bank.remove_hazard", h=w(f"web.calc.hazard_{holding.hazard}")), fmt(cost)))
+        value = _quiet(lambda: rules.of(game).mortgage(game, district.name).value)
+        taps.append(Tap("mortgage", w("web.bank.mortgage"), "+ " + fmt(value) if value is not None else ""))
+        return taps
+    assert isinstance(edition, ClassicEdition)
+    square = holding.square
+    if holding.mortgaged:
+        return [Tap("lift", w("web.bank.lift"), fmt(_quiet(lambda: bank.lift_cost(game, square))))]
+    deed = edition.squares[square]
+    if isinstance(deed, Street):
+        if not holding.hotel and holding.houses < 4:
+            taps.append(Tap("house", w("web.bank.house"), fmt(deed.house_cost)))
+        if not holding.hotel and holding.houses == classic.houses_per_hotel(edition, variant):
+            taps.append(Tap("hotel", w("web.bank.hotel"), fmt(deed.house_cost)))
+        if holding.houses or holding.hotel:
+            taps.append(Tap("sell_one", w("web.bank.sell_one"), "+ " + fmt(deed.house_cost // 2)))
+            worth = _quiet(lambda: rules.of(game).sell(game, square, variant).amount)
+            taps.append(Tap("sell_all", w("web.bank.sell_all"), "+ " + fmt(worth) if worth is not None else ""))
+    value = _quiet(lambda: rules.of(game).mortgage(game, square).value)
+    taps.append(Tap("mortgage", w("web.bank.mortgage"), "+ " + fmt(value) if value is not None else ""))
+    return taps
+
+
+def player_taps(game: positions.Game, player: positions.Player, lang: str) -> list[Tap]:
+    """The bank's taps for one player: the GO salary, a tax, the jail fine."""
+    w = i18n.words(lang)
+
+    def fmt(amount: int | None) -> str:
+        return "" if amount is None else money.text(game.kind, amount, lang)
+
+    kind_rules = rules.of(game)
+    salary = _quiet(lambda: kind_rules.salary(game, player).amount)
+    taps = [Tap("salary", w("web.bank.salary"), "+ " + fmt(salary) if salary is not None else "")]
+    edition = game.edition
+    if isinstance(edition, CityEdition):
+        tax = _quiet(lambda: kind_rules.industry_tax(game, player).amount)
+        if tax:
+            taps.append(Tap("tax", w("web.bank.industry_tax"), fmt(tax)))
+        taps.append(Tap("fine", w("web.bank.fine"), fmt(kind_rules.jail_fine(game))))
+    else:
+        for square in edition.squares.values():
+            if isinstance(square, Tax):
+                taps.append(Tap(f"tax:{square.name}", square.name, fmt(square.amount)))
+        taps.append(Tap("fine", w("web.bank.fine"), fmt(kind_rules.jail_fine(game))))
+    return taps
+
+
+def for_sale(game: positions.Game, lang: str) -> list[tuple[str, str]]:
+    """The squares nobody holds, in board order, each with its printed price: (name, « Docks · M 1,2M »)."""
+    owners = game.owners()
+    out = []
+    edition = game.edition
+    if isinstance(edition, CityEdition):
+        for district in edition.districts.values():
+            if district.name not in owners:
+                price = "" if district.price is None else f" · {money.text('city', district.price, lang)}"
+                out.append((district.name, district.name + price))
+    else:
+        for square in edition.squares.values():
+            if not isinstance(square, Tax) and square.name not in owners:
+                out.append((square.name, f"{square.name} · {money.text('classic', square.price, lang)}"))
+    return out
+
+
+def _quiet(compute: Callable[[], int | None]) -> int | None:
+    """A price the page shows, or None when the edition lacks it (the tap then says which field is missing)."""
+    try:
+        return compute()
+    except UserError:
+        return None
+
+
+# --- the history ------------------------------------------------------------------------------------
+
+
+def history(game: positions.Game, lang: str, everything: bool = False) -> list[Line]:
+    """The history newest first, in words (« Bruno → Alice · M 600k · loyer de Docks »)."""
+    entries = game.history
+    first = 0 if everything else max(0, len(entries) - HISTORY_SHOWN)
+    return [Line(n, bank.describe(game, entries[n - 1], lang)) for n in range(len(entries), first, -1)]
+
+
+def values(game: positions.Game, query: dict[str, str], variant: str | None, lang: str) -> dict[str, Any]:
+    """The bank's part of the game page: each card's and player's taps, the squares for sale, the history, and the
+    entry just recorded (``?done=N``, N the history's length then) or the count just undone (``?undone=K``)."""
+    done = query.get("done", "")
+    last = None
+    if done.isascii() and done.isdigit() and int(done) == len(game.history) and game.history:
+        last = Line(len(game.history), bank.describe(game, game.history[-1], lang))
+    undone = query.get("undone", "")
+    cards: dict[str, list[Tap]] = {}
+    for player in game.players:
+        for holding in player.holdings:
+            name = holding.district if isinstance(holding, positions.CityHolding) else holding.square
+            cards[name] = card_taps(game, player, holding, variant, lang)
+    return {
+        "bank_cards": cards,
+        "bank_players": {p.name: player_taps(game, p, lang) for p in game.players},
+        "bank_for_sale": for_sale(game, lang),
+        "bank_history": history(game, lang, query.get("history") == "all"),
+        "bank_entries": len(game.history),
+        "bank_last": last,
+        "bank_undone": int(undone) if undone.isascii() and undone.isdigit() and len(undone) < 5 else 0,
+    }
+
+
+def payers(game: positions.Game, report: RentReport | None, lang: str) -> list[dict[str, Any]]:
+    """The rent page's one-tap payments: for each player but the owner, « Bruno paie M 600k à Alice » (and the
+    rent-exemption card for its holder, City)."""
+    if report is None or report.square is None or report.needs_dice:
+        return []
+    w = i18n.words(lang)
+    amount = money.text(game.kind, report.rent, lang)
+    to = report.owner or w("web.bank.the_bank")
+    out = []
+    for i, player in enumerate(game.players):
+        if player.name == report.owner:
+            continue
+        out.append({"index": i, "label": w("web.bank.pays_rent", p=player.name, a=amount, o=to), "exempt": False})
+        if report.exemption_card and player.exemption_card:
+            out.append({"index": i, "label": w("web.bank.exempt_rent", p=player.name), "exempt": True})
+    return out
+
+
+# --- the auctions the box ended ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Sale:
+    """An auction the box ended: its number since the service started, when (the service's monotonic clock and
+    the unit's own ``t``)."""
+
+    number: int
+    at: float
+    t: float | None
+
+
+class Sales:
+    """The last auction the box ended and nobody has recorded or dismissed yet, from the hub's records.
+
+    A countdown (``state`` ``countdown`` or ``warning``) that changes to ``ready`` or ``time_up`` ended an
+    auction; the ``cancelled`` sound at the same instant means a long press called it off (at the game's end
+    a cancellation cannot be told from a sale: the offer is made, and a person dismisses it). Read by the pages
+    on worker threads, fed on the event loop: one lock.
+    """
+
+    def __init__(self, clock: Callable[[], float] = time.monotonic):
+        self.clock = clock
+        self._lock = threading.Lock()
+        self._state: str | None = None
+        self._count = 0
+        self._pending: Sale | None = None
+        self._expected: tuple[str, str] | None = None  # (game, square) the bank put up for auction
+
+    def see(self, record: dict[str, Any]) -> None:
+        """One record from the unit, in order."""
+        kind = record.get("kind")
+        with self._lock:
+            if kind == "snapshot":
+                self._state = record.get("state")
+            elif kind == "unit" and not record.get("connected"):
+                self._state = None
+            elif kind == "state":
+                state = record.get("state")
+                if self._state in COUNTING and state in ENDED:
+                    self._count += 1
+                    t = record.get("t")
+                    self._pending = Sale(self._count, self.clock(), t if isinstance(t, int | float) else None)
+                self._state = state if isinstance(state, str) else None
+            elif kind == "sound" and record.get("name") == "cancelled":
+                if self._pending is not None and self._pending.t == record.get("t"):
+                    self._pending = None
+
+    def pending(self) -> Sale | None:
+        with self._lock:
+            return self._pending
+
+    def expect(self, game: str, square: str) -> None:
+        """The square the banker put up for auction on ``game`` (declined at its printed price)."""
+        with self._lock:
+            self._expected = (game, square)
+
+    def expected(self, game: str) -> str | None:
+        with self._lock:
+            return self._expected[1] if self._expected is not None and self._expected[0] == game else None
+
+    def settle(self, number: int) -> None:
+        """Sale ``number`` was recorded or dismissed: no phone offers it again."""
+        with self._lock:
+            if self._pending is not None and self._pending.number == number:
+                self._pending = None
+                self._expected = None
+
+
+async def watch(hub: UnitHub, sales: Sales) -> None:
+    """Feed ``sales`` every record the hub receives, for as long as the service runs (a stream the hub drops for
+    falling behind is taken again: it starts with a snapshot)."""
+    while True:
+        subscriber = hub.subscribe()
+        try:
+            while (record := await subscriber.queue.get()) is not None:
+                sales.see(record)
+        finally:
+            hub.unsubscribe(subscriber)
+        await asyncio.sleep(0.05)
+
+
+@contextlib.asynccontextmanager
+async def watching(hub: UnitHub, sales: Sales) -> Any:
+    """:func:`watch` as a task for the application's lifespan."""
+    task = asyncio.create_task(watch(hub, sales))
+    try:
+        yield
+    finally:
+        task.cancel()
+        with contextlib.suppress(asyncio.CancelledError):
+            await task
+
+
+def offer(sales: Sales, name: str, game: positions.Game, lang: str) -> dict[str, Any] | None:
+    """The sale a paired phone is offered to record: its number, how long ago, the squares for sale (the one put up
+    for auction chosen)."""
+    sale = sales.pending()
+    if sale is None:
+        return None
+    w = i18n.words(lang)
+    seconds = max(0, int(sales.clock() - sale.at))
+    ago = w("web.bank.ago_s", n=seconds) if seconds < 120 else w("web.bank.ago_min", n=seconds // 60)
+    return {"number": sale.number, "ago": ago, "squares": for_sale(game, lang), "square": sales.expected(name)}
+
+
+def sale_offer(request: Request, name: str, game: positions.Game) -> dict[str, Any] | None:
+    """The auction sale this phone is offered to record: a paired phone only, while one is pending."""
+    sales: Sales | None = getattr(request.app.state, "sales", None)
+    if sales is None or not paired(request, session(request)):
+        return None
+    return offer(sales, name, game, language_of(request))
