@@ -261,7 +261,7 @@ def test_bank_has_32_houses_and_12_hotels(capsys, game):
 def test_check_text_output(capsys, game):
     status = main(["check", game(CHECKS["even_building"][0])])
     out = capsys.readouterr().out
-    assert status == 1 and out.startswith("A: construction inégale dans le groupe brown")
+    assert status == 1 and out.startswith("A: construction inégale dans le groupe marron : Boulevard de Belleville 3")
     status = main(["check", game(CHECKS["even_building"][1]), "--lang", "en"])
     assert status == 0 and capsys.readouterr().out == "OK\n"
 

@@ -25,7 +25,7 @@ from typing import Any
 from unit import i18n
 from unit.calculator import rules
 from unit.calculator.history import Change, Entry, Payment
-from unit.calculator.position import Game, Holding, Player
+from unit.calculator.position import Game, Holding, Player, building_name
 from unit.calculator.rulebook import Joined, Refused, Rules, refused
 from unit.errors import Text
 from unit.fields import name_key
@@ -671,14 +671,18 @@ def describe_changes(entry: Entry, language: str) -> list[str]:
         else:
             keys = [k for k in {**c.before, **c.after} if c.before.get(k) != c.after.get(k)]
             parts = [
-                f"{say(language, f'key.{k}')} {_value(c.before.get(k), language)} → {_value(c.after.get(k), language)}"
+                f"{say(language, f'key.{k}')} {_value(c.before.get(k), language, k)} → "
+                f"{_value(c.after.get(k), language, k)}"
                 for k in dict.fromkeys(keys)
             ]
             lines.append(say(language, "change.fields", s=c.square, f=", ".join(parts)))
     return lines
 
 
-def _value(value: object, language: str) -> str:
+def _value(value: object, language: str, key: str = "") -> str:
+    """A field's value in a change line: yes or no, a count, or a hazard's or bonus's one name (« décharge »)."""
+    if key in ("hazard", "bonus"):
+        return say(language, "value.no_building") if value is None else building_name(str(value), language)
     if value is None or value is False:
         return say(language, "value.none")
     if value is True:

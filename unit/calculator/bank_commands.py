@@ -74,7 +74,14 @@ def show(args: argparse.Namespace, game: positions.Game, entry: Entry, language:
 
 
 def amount(text: str, argument: str, language: str) -> int:
-    return money.parse(text, argument, language)
+    """An amount typed as at the table; an error names ``argument``: ``AMOUNT`` (said as the usage says it,
+    « MONTANT ») or an option (``price``: ``--price``)."""
+    if argument.isupper():
+        return money.parse(text, argument, language)
+    try:
+        return money.parse(text, argument, language)
+    except UserError as error:
+        raise ArgumentError(argument, error.message) from None
 
 
 # --- the verbs --------------------------------------------------------------------------------------
@@ -165,7 +172,7 @@ def cmd_history(args: argparse.Namespace, language: str) -> int:
     if not game.history:
         print(bank.say(language, "history_empty"))
         return 0
-    lines = [bank.say(language, "history_title", n=len(game.history))]
+    lines = [positions.titled(game, bank.say(language, "history_title", n=len(game.history)), i18n.words(language))]
     for i, entry in enumerate(game.history, 1):
         lines.append(f"  {i}. {bank.describe(game, entry, language)}")
         lines += [f"       {line}" for line in bank.describe_changes(entry, language)]

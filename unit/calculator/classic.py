@@ -177,7 +177,9 @@ def check(game: Game, variant: str | None = None) -> Problems:
             }
             if max(levels.values()) - min(levels.values()) > 1:
                 shown = ", ".join(f"{name} {'H' if mine[name].hotel else level}" for name, level in levels.items())
-                problems.add(player.name, None, "even_building", g=colour, l=shown)
+                french = str(edition.groups[colour]["fr"]).split(" (")[0]  # « marron », not brown nor its old names
+                label = ByLanguage(french, colour)
+                problems.add(player.name, None, "even_building", g=label, l=shown)
     problems.owned_once(game.owners())
     if houses > edition.rules.bank_houses:
         problems.add(None, None, "bank_houses", n=houses, b=edition.rules.bank_houses)

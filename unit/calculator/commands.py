@@ -53,7 +53,7 @@ def parse_card(text: str, language: str) -> list[int]:
     values = text.split()
     if len(values) != 9:
         raise ArgumentError("card", words(language, "args.card_count", n=len(values)))
-    return [money.parse(v, f"--card value {i}", language) for i, v in enumerate(values)]
+    return [money.parse(v, words(language, "args.card_value", n=i), language) for i, v in enumerate(values)]
 
 
 BLOCK_FLAGS = ("residential", "industrial")
@@ -170,7 +170,7 @@ def fortune_lines(game: positions.Game, report: FortuneReport, w: i18n.Words) ->
     """The title, one ranked line per player (cash and assets in brackets), the winner."""
     write = rules.of(game).write
     width = max(len(p.name) for p in report.players)
-    lines = [report.title.say(w)]
+    lines = [positions.titled(game, report.title.say(w), w)]
     for rank, p in enumerate(report.players, 1):
         detail = w("calculator.fortune.detail", c=write(p.cash, w), a=write(p.assets, w))
         lines.append(f"  {rank}. {p.name:<{width}}  {write(p.fortune, w)}  ({detail})")
@@ -318,7 +318,9 @@ def board_lines(edition: editions.Edition, language: str) -> list[str]:
                 rents = " / ".join(fmt(r) for r in d.rents) if d.rents else "—"
                 lines.append(f"  {d.name:<24} {fmt(d.price):>9}  {fmt(d.residential_cost)} | {fmt(d.industrial_cost)}")
                 lines.append(f"    {words(language, 'board.city_rents')}: {rents}")
-        hazards = ", ".join(f"{k} {v if v is not None else '—'}" for k, v in edition.hazards.items())
+        hazards = ", ".join(
+            f"{positions.building_name(k, language)} {v if v is not None else '—'}" for k, v in edition.hazards.items()
+        )
         lines += ["", words(language, "board.hazards", h=hazards)]
         lines.append(
             words(
@@ -428,9 +430,14 @@ def cmd_game_new(args: argparse.Namespace, language: str) -> int:
     cash = kind.starting_cash(edition)
     if cash is None:
         raise UserError(edition.source, words(language, "game.no_starting_cash"))
+    try:
+        title = None if args.title is None else positions.title_field(args.title, "title", language)
+    except UserError as error:
+        raise ArgumentError("title", error.message) from None
     lines = [
         f"# {words(language, 'game.header', e=edition.name)}",
         f"# {words(language, 'game.fill_' + kind.kind)}",
+        *([] if title is None else [f"title: {json.dumps(title, ensure_ascii=False)}"]),
         f"edition: {json.dumps(args.edition, ensure_ascii=False)}",
         "players:",
     ]
@@ -456,12 +463,85 @@ def common_options(parser: argparse.ArgumentParser, json_output: bool = True) ->
         parser.add_argument("--json", action="store_true", help="machine-readable output")
 
 
+#: The values the commands take, as their usage and their errors name them (argparse's metavars, and the places
+#: of the rules' errors: ``SQUARE: unknown district``), and each one's key under ``calculator.args.place.``: a
+#: French table reads « CASE », « JOUEUR », « PARTIE.yaml », as docs/calculator.md writes them.
+PLACES = {
+    "GAME.yaml": "game",
+    "SQUARE": "square",
+    "PLAYER": "player",
+    "PAYER": "payer",
+    "PAYEE": "payee",
+    "AMOUNT": "amount",
+    "SELLER": "seller",
+    "BUYER": "buyer",
+    "CREDITOR": "creditor",
+    "EDITION": "edition",
+    "KIND": "kind",
+    "FILE": "file",
+    "TEXT": "text",
+    "TITLE": "title",
+}
+
+
+def place(name: str, language: str) -> str:
+    """``name`` (a metavar, a place an error names) in ``language``: ``SQUARE`` -> ``CASE``; others as they are."""
+    key = PLACES.get(name)
+    return name if key is None else i18n.words(language)(f"calculator.args.place.{key}")
+
+
+def in_words(handler: Handler) -> Handler:
+    """``handler``, whose errors name the value at fault as the usage does in the table's language (« CASE :
+    quartier inconnu 'Dok' », not ``SQUARE:``): the rules name it by its metavar, in no language."""
+
+    def call(args: argparse.Namespace, language: str) -> int:
+        try:
+            return handler(args, language)
+        except UserError as error:
+            if not isinstance(error, ArgumentError) and error.where in PLACES:
+                error.where = place(error.where, language)
+            raise
+
+    return call
+
+
+def whole_number(language: str) -> Callable[[str], int]:
+    """argparse's ``type=int`` with its error in ``language`` (argparse would say « valeur invalide (int) »)."""
+
+    def parse(text: str) -> int:
+        if text.strip().lstrip("+-").isdigit() and text.strip().isascii() and len(text.strip()) <= 30:
+            return int(text)
+        raise argparse.ArgumentTypeError(words(language, "args.whole_number", got=repr(text)))
+
+    return parse
+
+
+def in_language(parser: argparse.ArgumentParser, language: str) -> None:
+    """A command's usage in ``language``: its values' metavars (``JOUEUR``) and whole numbers' errors, in its
+    subcommands too (``game new``)."""
+    for action in parser._actions:
+        if isinstance(action.metavar, str):
+            action.metavar = place(action.metavar, language)
+        if action.type is int:
+            action.type = whole_number(language)
+        if isinstance(action, argparse._SubParsersAction):
+            for sub in action.choices.values():
+                in_language(sub, language)
+
+
 def add_commands(
     commands: argparse._SubParsersAction[Any],  # the CLI's subcommands (its parser class: a subclass)
-    run: Callable[[Handler], Callable[[argparse.Namespace], int]],
+    wrap: Callable[[Handler], Callable[[argparse.Namespace], int]],
 ) -> None:
-    """Add the calculator's subcommands to the ``monopoly-city`` parser; ``run`` wraps each handler."""
+    """Add the calculator's subcommands to the ``monopoly-city`` parser; ``wrap`` wraps each handler.
 
+    Their usage is said in the language the command line asked for (``--lang``, read before parsing: the
+    parser's ``language``, French by default), their errors in the table's."""
+
+    def run(handler: Handler) -> Callable[[argparse.Namespace], int]:
+        return wrap(in_words(handler))
+
+    before = set(commands.choices)
     common = common_options
     rent = commands.add_parser(
         "rent",
@@ -558,6 +638,7 @@ def add_commands(
     new = game_actions.add_parser("new", help="print a starting position: every player with the starting cash")
     new.add_argument("edition", metavar="EDITION", help=f"{', '.join(editions.SHIPPED)}, or an edition file")
     new.add_argument("--players", metavar='"A,B,C"', help="the players' names, comma-separated (required)")
+    new.add_argument("--title", metavar="TITLE", help="the game's name, shown by the pages and the reports")
     common(new, json_output=False)
     new.set_defaults(func=run(cmd_game_new))
 
@@ -569,3 +650,6 @@ def add_commands(
         {"salary": cmd_salary, "tax": cmd_tax, "mortgage": cmd_mortgage, "sell": cmd_sell},
         common_options,
     )
+    for name in set(commands.choices) - before:
+        parser = commands.choices[name]
+        in_language(parser, getattr(parser, "language", i18n.REFERENCE))

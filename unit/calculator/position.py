@@ -78,6 +78,11 @@ class Game:
     edition: ClassicEdition | CityEdition
     players: tuple[Player, ...]
     history: tuple[histories.Entry, ...] = ()  # the bank's entries, oldest first (unit.calculator.bank)
+    title: str | None = None  # the name its creator gave (« Soirée du vendredi »); None: named by its file
+
+    def named(self, file_name: str) -> str:
+        """How the pages and the command line name the game: its title, else ``file_name`` (as today)."""
+        return self.title or file_name
 
     @property
     def kind(self) -> str:
@@ -130,6 +135,12 @@ class Game:
         return out
 
 
+def titled(game: Game, line: str, w: i18n.Words) -> str:
+    """A report's first line naming the game by the title its creator gave (« Soirée du vendredi · Fortunes »);
+    a game without one is named by its file, which the person just typed: the line stays as it was."""
+    return line if game.title is None else w("calculator.game.titled", g=game.title, t=line)
+
+
 def hypothetical(
     edition: ClassicEdition, square: Street | Company, houses: int, hotel: bool, mortgaged: bool, group: bool
 ) -> Game:
@@ -166,7 +177,8 @@ def parse(
 
     An error inside a player names the player as the table does (``partie.yaml: Bruno, cash: ...``,
     ``Bruno, Docks, hazard: ...``); only a player without a readable name is named by place (``players[1]``)."""
-    top = fields.mapping(data, source, required=("edition", "players"), optional=("history",))
+    top = fields.mapping(data, source, required=("edition", "players"), optional=("title", "history"))
+    title = None if "title" not in top else title_field(top["title"], f"{source}: title", language)
     name = fields.text(top["edition"], f"{source}: edition")
     edition = load_edition(name, relative_to=folder, where=f"{source}: edition", language=language)
     players = []
@@ -188,7 +200,19 @@ def parse(
     if not players:
         raise UserError(f"{source}: players", words(language, "game.no_player"))
     history = histories.parse(top.get("history"), f"{source}: history", edition.game, language)
-    return Game(source, edition, tuple(players), history)
+    return Game(source, edition, tuple(players), history, title)
+
+
+#: A game's title fits a heading on a phone: as long as the page's field lets one type.
+TITLE_CHARS = 60
+
+
+def title_field(value: object, where: str, language: str = "fr") -> str:
+    """A game's ``title:``: a name on one line (no control character) of at most :data:`TITLE_CHARS`."""
+    title = fields.text(value, where, one_line=True)
+    if len(title) > TITLE_CHARS:
+        raise UserError(where, words(language, "game.title_too_long", n=TITLE_CHARS, got=len(title)))
+    return title
 
 
 #: A player's keys besides ``name`` and ``cash``, by kind of game.
@@ -282,18 +306,28 @@ def _city_player(spec: dict[str, Any], name: str, cash: int, where: str, edition
 
 @cache
 def building_words(identifiers: tuple[str, ...]) -> dict[str, str]:
-    """A hazard's or a bonus's identifier (``sewage_plant``) by every way people write it: the identifier, and its
-    names in every language's catalog (``calculator.names.buildings``: « station d'épuration », « décharge »,
-    "sewage plant"), compared as names are (accents, case, apostrophes aside)."""
+    """A hazard's or a bonus's identifier (``sewage_plant``) by every way people write it: the identifier, its one
+    name in every language (``calculator.names.buildings``: « usine de traitement des eaux usées », "sewage
+    plant"), and the other spellings a game file accepts (``calculator.names.spellings``: « station d'épuration »),
+    compared as names are (accents, case, apostrophes aside)."""
     found = {fields.name_key(i): i for i in identifiers} | {
         fields.name_key(i.replace("_", " ")): i for i in identifiers
     }
     for language in i18n.languages():
         catalog = i18n.words(language)
         for identifier in identifiers:
-            for name in catalog(f"calculator.names.buildings.{identifier}").split(","):
-                found[fields.name_key(name)] = identifier
+            names = [catalog(f"calculator.names.buildings.{identifier}")]
+            names += catalog(f"calculator.names.spellings.{identifier}").split(",")
+            for name in names:
+                if name.strip():
+                    found[fields.name_key(name)] = identifier
     return found
+
+
+def building_name(identifier: str, language: str) -> str:
+    """A hazard's or a bonus's one name in ``language``, as the rules write it (« usine de traitement des eaux
+    usées », « décharge »; "sewage plant"): the name every page, report and error line uses."""
+    return i18n.words(language)(f"calculator.names.buildings.{identifier}")
 
 
 def _building(value: object, identifiers: tuple[str, ...], where: str, language: str) -> str | None:
@@ -306,7 +340,8 @@ def _building(value: object, identifiers: tuple[str, ...], where: str, language:
         found = building_words(identifiers).get(fields.name_key(typed))
         if found is not None:
             return found
-    raise UserError(where, words(language, "game.one_of", x=", ".join(identifiers), got=shown(value, language)))
+    names = ", ".join(building_name(i, language) for i in identifiers)
+    raise UserError(where, words(language, "game.one_of", x=names, got=shown(value, language)))
 
 
 # --- writing ----------------------------------------------------------------------------------
@@ -330,7 +365,8 @@ def dump(game: Game, edition: str) -> dict[str, Any]:
         else:
             entry["properties"] = [_classic_holding(h) for h in player.holdings]
         players.append(entry)
-    out: dict[str, Any] = {"edition": edition, "players": players}
+    out: dict[str, Any] = {} if game.title is None else {"title": game.title}  # a game without one: as before
+    out |= {"edition": edition, "players": players}
     if game.history:  # a game without history is written as before
         out["history"] = histories.dump(game.history, lambda amount: _amount(game.kind, amount))
     return out

@@ -342,15 +342,48 @@ def games_list(request: Request, error: str = "", status: int = 200, form: Form 
     store = web_of(request).store
     shipped = list(editions.SHIPPED)
     mine = [f"{n}.edition.yaml" for n in store.names("edition")]
+    games = store.names("game")
     return page(
         request,
         "games",
         status,
-        games=store.names("game"),
+        games=games,
+        game_titles={name: GAME_TITLES.title(store, name) for name in games},
         editions=[(ref, edition_title(ref, store.root, language_of(request))) for ref in shipped + mine],
         error=error,
         form=form or {},
     )
+
+
+class TitleCache:
+    """Each game's title for the list of games, kept while its file is unchanged (its version): the list reads
+    only the title, not the whole game, and a long evening's history is most of a file."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.kept: dict[tuple[str, str], str] = {}
+
+    def title(self, store: Store, name: str) -> str:
+        """The game's title, or ``name`` for a game without one (or a file that does not read as a game)."""
+        try:
+            text, version = store.read("game", name)
+        except (OSError, UserError):
+            return name
+        found = self.kept.get((name, version))
+        if found is None:
+            try:
+                data = yamlfile.parse(text, f"{name}.game.yaml", what="game file")
+                raw = data.get("title") if isinstance(data, dict) else None
+                found = name if raw is None else positions.title_field(raw, "title")
+            except UserError:
+                found = name
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[(name, version)] = found
+        return found
+
+
+GAME_TITLES = TitleCache()
 
 
 def create(request: Request, form: Form) -> Response:
@@ -358,8 +391,9 @@ def create(request: Request, form: Form) -> Response:
     store = web_of(request).store
     lang, w = language_of(request), words_of(request)
     name = form.get("name", "").strip()
-    if form.get("title", "").strip():  # the name people give it; the file's name is made from it
-        name = slug_of(form["title"], store.names("game")) or form["title"].strip()
+    title = form.get("title", "").strip() or None  # the name the person typed: the game's title
+    if title is not None:  # the file's name is made from it, and stays in the addresses
+        name = slug_of(title, store.names("game")) or title
     edition = form.get("edition", "")
     names = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
     shipped = list(editions.SHIPPED)
@@ -373,10 +407,12 @@ def create(request: Request, form: Form) -> Response:
         cash = found.starting_cash if isinstance(found, CityEdition) else found.rules.starting_cash
         owned = "districts" if found.game == "city" else "properties"
         data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in names]}
-        game = positions.parse(data, f"{name}.game.yaml", store.root, lang)
+        game = positions.parse(
+            data | ({} if title is None else {"title": title}), f"{name}.game.yaml", store.root, lang
+        )
         store.write("game", name, positions.dumps(game, edition), None)
     except Changed:
-        return games_list(request, w("web.calc.exists", name=name), 409, form)
+        return games_list(request, w("web.calc.exists", name=title or name), 409, form)
     except UserError as error:
         return games_list(request, said(error.message, w), 400, form)
     return see_other(f"/games/{name}")
