@@ -138,29 +138,35 @@ class RateLimit:
 class Grant(StrEnum):
     """How a code request was let through (:meth:`PairingGuard.request`)."""
 
-    BUDGET = "budget"  # within the minute's budget: the code's tries are never refused for others' sake
-    FRESH = "fresh"  # over the budget, but the address's first in FRESH_SECONDS: its tries share the total
+    BUDGET = "budget"  # within the minute's budget: CODE_TRIES tries that no one else's can refuse
+    FRESH = "fresh"  # over the budget, the address's first in the hour: FRESH_TRIES such tries
 
 
 class PairingGuard:
     """Who may ask for a pairing code and try one: the pairing belongs to whoever asked (docs/phone.en.md).
 
-    Every bound is per address (the client's own IP) and per session, so a stranger spends only their
-    own. The totals bound the guesses: a code asked within the minute's budget (REQUESTS_IN_ALL) is
-    tried by its session alone and at most CODE_TRIES times (the unit voids it then), and every other try
-    comes out of TRIES_IN_ALL, so guesses in all are at most CODE_TRIES * REQUESTS_IN_ALL + TRIES_IN_ALL a
-    minute. The totals never reach the session that asked for a code: its tries skip TRIES_IN_ALL, and an
-    address's first request in FRESH_SECONDS is let through whatever the budget (its tries then share
-    TRIES_IN_ALL), so strangers from a few addresses cannot put the banker on 429.
+    Every bound is per address (the client's own IP) and per session, so a stranger spends only their own.
+    The totals bound the guesses, and never reach the session that asked for a code:
+
+    - a code asked within the minute's budget (REQUESTS_IN_ALL) gets CODE_TRIES tries that skip
+      TRIES_IN_ALL (the unit voids the code after as many wrong ones);
+    - over the budget, an address's first request in the hour is still let through (at most FRESH_IN_ALL
+      an hour): its code gets FRESH_TRIES such tries, then shares TRIES_IN_ALL;
+    - every other try comes out of TRIES_IN_ALL.
+
+    So strangers get at most :meth:`guesses_a_minute` guesses a minute from any number of addresses, and
+    TRIES_PER_ADDRESS from one.
     """
 
     REQUESTS_PER_ADDRESS = 3  # a minute
     REQUESTS_PER_SESSION = 3
     REQUESTS_IN_ALL = 3
-    FRESH_SECONDS = 600.0
-    TRIES_PER_ADDRESS = 5
+    FRESH_SECONDS = 3600.0
+    FRESH_IN_ALL = 30  # an hour
+    FRESH_TRIES = 2
+    TRIES_PER_ADDRESS = 5  # a minute
     TRIES_PER_SESSION = 5
-    TRIES_IN_ALL = 15
+    TRIES_IN_ALL = 10
     KEYS = 1024
 
     def __init__(self, clock: Callable[[], float] = time.monotonic):
@@ -168,38 +174,37 @@ class PairingGuard:
         minute = 60.0
         self.requests_by_address = RateLimit(self.REQUESTS_PER_ADDRESS, minute, self.REQUESTS_IN_ALL, clock=clock)
         self.requests_by_session = RateLimit(self.REQUESTS_PER_SESSION, minute, 1 << 30, clock=clock)
+        self.fresh = RateLimit(1, self.FRESH_SECONDS, self.FRESH_IN_ALL, clock=clock)
         self.tries_by_address = RateLimit(self.TRIES_PER_ADDRESS, minute, self.TRIES_IN_ALL, clock=clock)
         self.tries_by_session = RateLimit(self.TRIES_PER_SESSION, minute, 1 << 30, clock=clock)
-        self._last_request: OrderedDict[str, float] = OrderedDict()  # address -> its last request let through
-        self._askers: OrderedDict[str, float] = OrderedDict()  # session with a budget code -> its code's end
+        self._askers: OrderedDict[str, tuple[float, int]] = OrderedDict()  # session -> (code's end, own tries)
 
     def request(self, address: str, session: str) -> Grant | None:
         """Count a code request from ``session`` at ``address``: how it is let through, or None (429)."""
-        now = self.clock()
         if self.requests_by_session.refuses(session) or self.requests_by_address.refuses(address, in_all=False):
             return None
         if not self.requests_by_address.refuses(address):
-            grant = Grant.BUDGET
-        elif now - self._last_request.get(address, -math.inf) >= self.FRESH_SECONDS:
-            grant = Grant.FRESH
+            grant, tries = Grant.BUDGET, CODE_TRIES
+        elif not self.fresh.refuses(address):
+            grant, tries = Grant.FRESH, self.FRESH_TRIES
+            self.fresh.take(address)
         else:
             return None
         self.requests_by_session.take(session)
         self.requests_by_address.take(address)
-        _remember(self._last_request, address, now, self.KEYS)
-        if grant is Grant.BUDGET:
-            _remember(self._askers, session, now + CODE_SECONDS, self.KEYS)
-        else:
-            self._askers.pop(session, None)  # a new code replaced the budget one: its tries share the total
+        _remember(self._askers, session, (self.clock() + CODE_SECONDS, tries), self.KEYS)
         return grant
 
     def try_code(self, address: str, session: str) -> bool:
         """Count a try at a code from ``session`` at ``address``; False: over a bound (429)."""
-        asker = self._askers.get(session, -math.inf) > self.clock()
-        if self.tries_by_session.refuses(session) or self.tries_by_address.refuses(address, in_all=not asker):
+        end, own = self._askers.get(session, (-math.inf, 0))
+        mine = own > 0 and end > self.clock()
+        if self.tries_by_session.refuses(session) or self.tries_by_address.refuses(address, in_all=not mine):
             return False
         self.tries_by_session.take(session)
         self.tries_by_address.take(address)
+        if mine:
+            self._askers[session] = (end, own - 1)
         return True
 
     def paired(self, session: str) -> None:
@@ -207,12 +212,13 @@ class PairingGuard:
         self._askers.pop(session, None)
 
     @classmethod
-    def guesses_a_minute(cls) -> int:
+    def guesses_a_minute(cls) -> float:
         """The most codes strangers can guess in a minute, from any number of addresses."""
-        return CODE_TRIES * cls.REQUESTS_IN_ALL + cls.TRIES_IN_ALL
+        fresh = cls.FRESH_TRIES * cls.FRESH_IN_ALL * 60.0 / cls.FRESH_SECONDS
+        return CODE_TRIES * cls.REQUESTS_IN_ALL + cls.TRIES_IN_ALL + fresh
 
 
-def _remember(table: OrderedDict[str, float], key: str, value: float, keys: int) -> None:
+def _remember(table: OrderedDict[str, tuple[float, int]], key: str, value: tuple[float, int], keys: int) -> None:
     """``table[key] = value`` as the newest entry, the oldest forgotten beyond ``keys``."""
     table.pop(key, None)
     table[key] = value
