@@ -36,6 +36,7 @@ from __future__ import annotations
 
 import argparse
 import concurrent.futures
+import contextlib
 import json
 import os
 import random
@@ -484,6 +485,235 @@ def web_attacks(seconds: float = 15.0, checks: int = 100, limited_checks: int = 
     return out
 
 
+# --- the unit's timing under the pairing attack and the socket crowd (issue 21, items 3 and 6) -------------
+
+AUCTIONS = 5
+AUCTION_SECONDS = 2.0
+CROWD = """
+import socket, sys, time
+path, seconds = sys.argv[1], float(sys.argv[2])
+held, attempts, failed = [], 0, 0
+end = time.monotonic() + seconds
+while time.monotonic() < end:
+    if len(held) >= 1000:  # a thousand at once; then the oldest leaves as each newcomer comes
+        held.pop(0).close()
+    sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    sock.settimeout(0.5)
+    try:
+        sock.connect(path)
+        attempts += 1
+        held.append(sock)
+    except OSError:
+        failed += 1
+        sock.close()
+print(attempts, failed, flush=True)
+"""
+
+
+def auction_lateness(attack=None, auctions: int = AUCTIONS, seconds: float = AUCTION_SECONDS) -> dict:
+    """Back-to-back auctions in a unit process (web_latency.py's), each end's lateness on the unit's own clock,
+    while ``attack(state_dir, codes)`` (a context manager yielding a dict of its figures) runs; ``codes`` is the
+    list of pairing codes the unit wrote in its journal, as they come."""
+    import statistics
+    import threading
+
+    with tempfile.TemporaryDirectory(prefix="unit-attack-") as name:
+        state = Path(name)
+        unit = subprocess.Popen(
+            [
+                sys.executable,
+                str(ROOT / "benchmarks/web_latency.py"),
+                "--unit-process",
+                name,
+                str(auctions),
+                str(seconds),
+            ],
+            cwd=ROOT,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        codes: list[str] = []
+
+        def journal() -> None:
+            for line in unit.stderr:
+                if m := re.search(r"pairing code for the phone: (\d+)", line):
+                    codes.append(m.group(1))
+
+        threading.Thread(target=journal, daemon=True).start()
+        while not (state / "unit.sock").exists():
+            time.sleep(0.01)
+        with attack(state, codes) if attack else contextlib.nullcontext({}) as figures:
+            out = unit.stdout.read()
+            unit.wait(30)
+    late = json.loads(out)
+    return {"auctions": len(late), "median_ms": round(statistics.median(late), 2), "max_ms": round(max(late), 2)} | (
+        figures or {}
+    )
+
+
+@contextlib.contextmanager
+def socket_crowd(state: Path, _codes: list[str]):
+    """A thousand clients of the unit's socket at once from another process, the oldest replaced by a newcomer
+    as fast as they connect, for the whole run."""
+    figures: dict = {}
+    seconds = AUCTIONS * (AUCTION_SECONDS + 0.3) + 3
+    with subprocess.Popen(
+        [sys.executable, "-c", CROWD, str(state / "unit.sock"), str(seconds)], stdout=subprocess.PIPE, text=True
+    ) as crowd:
+        yield figures
+        attempts, failed = map(int, crowd.communicate(timeout=60)[0].split())
+    figures |= {"connects": attempts, "connects_failed": failed}
+
+
+def socket_attack() -> dict:
+    """The auction end's lateness: quiet, then with a thousand clients connecting to the unit's socket."""
+    return {"quiet": auction_lateness(), "crowd": auction_lateness(socket_crowd)}
+
+
+class Visitor:
+    """A phone or a stranger at one loopback address: its own session (cookie and CSRF token)."""
+
+    def __init__(self, port: int, address: str):
+        import http.client
+
+        self.port, self.address = port, address
+        conn = http.client.HTTPConnection("127.0.0.1", port, timeout=30, source_address=(address, 0))
+        conn.request("GET", "/remote", headers={"Host": f"127.0.0.1:{port}"})
+        response = conn.getresponse()
+        page = response.read().decode()
+        conn.close()
+        self.cookie = (response.getheader("set-cookie") or "").split(";")[0]
+        self.csrf = re.search(r'data-csrf="([^"]+)"', page).group(1)
+
+    def post(self, path: str, **fields: str) -> tuple[int, str]:
+        """(status, where a 303 leads)."""
+        import http.client
+        from urllib.parse import urlencode
+
+        conn = http.client.HTTPConnection("127.0.0.1", self.port, timeout=30, source_address=(self.address, 0))
+        headers = {
+            "Host": f"127.0.0.1:{self.port}",
+            "Origin": f"http://127.0.0.1:{self.port}",
+            "Cookie": self.cookie,
+            "Content-Type": "application/x-www-form-urlencoded",
+        }
+        conn.request("POST", path, urlencode({"csrf": self.csrf, **fields}), headers)
+        response = conn.getresponse()
+        response.read()
+        conn.close()
+        return response.status, response.getheader("location") or ""
+
+
+@contextlib.contextmanager
+def pairing_strangers(state: Path, codes: list[str], addresses: int = 20, bankers: int = 3):
+    """The web service on the unit, strangers from ``addresses`` loopback addresses asking for codes and typing
+    wrong ones as fast as it answers (a new session every five tries), and meanwhile the banker (127.0.0.1)
+    and then other players (127.0.2.x) who each ask for a code, read the codes the unit showed since and
+    type them."""
+    import threading
+    from collections import Counter
+
+    service, port = serve_unit(state)
+    stop = threading.Event()
+    statuses: Counter[str] = Counter()
+
+    def stranger(address: str) -> None:
+        rng = random.Random(address)
+        while not stop.is_set():
+            try:
+                visitor = Visitor(port, address)
+                statuses["request " + str(visitor.post("/pair/request")[0])] += 1
+                for _ in range(5):
+                    status, where = visitor.post("/pair", code=f"{rng.randrange(10**6):06d}")
+                    statuses["try " + ("paired" if where.endswith("m=paired") else str(status))] += 1
+            except (OSError, AttributeError):
+                statuses["error"] += 1
+                time.sleep(0.1)
+
+    threads = [threading.Thread(target=stranger, args=(stranger_address(n),), daemon=True) for n in range(addresses)]
+    for thread in threads:
+        thread.start()
+    banker: list[dict] = []
+    figures: dict = {}
+    try:
+        time.sleep(2.0)  # the strangers at it first
+        for n in range(bankers):  # the banker's phone, then two players' (each its own address)
+            banker.append(banker_pairs(port, codes, "127.0.0.1" if n == 0 else f"127.0.2.{n}"))
+            time.sleep(1.0)
+        yield figures
+    finally:
+        stop.set()
+        for thread in threads:
+            thread.join(35)
+        service.terminate()
+        service.wait(10)
+    figures |= {"strangers": addresses, "statuses": dict(statuses), "banker": banker}
+
+
+def serve_unit(state: Path) -> tuple[subprocess.Popen, int]:
+    """``monopoly-city serve`` on the unit's state folder, at Nice=10 as its systemd unit: (process, port)."""
+    import http.client
+
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from web_calc import free_port
+
+    port = free_port()
+    command = [sys.executable, "-m", "unit", "serve", "--host", "127.0.0.1", "--port", str(port)]
+    process = subprocess.Popen(
+        [*command, "--state-dir", str(state)],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        preexec_fn=lambda: os.nice(10),
+    )
+    end = time.monotonic() + 60
+    while time.monotonic() < end:
+        try:
+            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
+            conn.request("GET", "/remote")
+            if conn.getresponse().status == 200:
+                conn.close()
+                return process, port
+        except OSError:
+            time.sleep(0.02)
+    process.kill()
+    raise RuntimeError("monopoly-city serve did not start")
+
+
+def stranger_address(n: int) -> str:
+    return f"127.0.1.{n + 1}"
+
+
+def banker_pairs(port: int, codes: list[str], address: str) -> dict:
+    """The banker asks for a code and types the ones the unit showed since (the newest first, as the screen
+    shows it): whether it paired, with how many tries, and every status it met."""
+    shown = len(codes)
+    banker = Visitor(port, address)
+    asked, _ = banker.post("/pair/request")
+    deadline = time.monotonic() + 5
+    while len(codes) == shown and time.monotonic() < deadline:
+        time.sleep(0.01)
+    met = [asked]
+    for code in reversed(codes[shown:]):
+        status, where = banker.post("/pair", code=code)
+        met.append(status)
+        if where.endswith("m=paired"):
+            return {"paired": True, "tries": len(met) - 1, "statuses": met}
+    return {"paired": False, "tries": len(met) - 1, "statuses": met}
+
+
+def pairing_attack() -> dict:
+    """The auction end's lateness, quiet then while strangers attack the pairing, and how the banker fared."""
+    return {"quiet": auction_lateness(), "strangers": auction_lateness(pairing_strangers)}
+
+
+EXTRA = {  # one attack each, beside --web: python benchmarks/hostile.py --attack NAME
+    "pairing": pairing_attack,
+    "socket-clients": socket_attack,
+}
+
+
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--count", type=int, default=40, help="mutated files per kind (default 40)")
@@ -491,7 +721,12 @@ def main() -> int:
     parser.add_argument("--keep", type=Path, help="copy the inputs that failed here, with failures.json")
     parser.add_argument("--web", action="store_true", help="attack the web service instead (see above)")
     parser.add_argument("--seconds", type=float, default=15.0, help="--web: seconds of each phase (default 15)")
+    parser.add_argument("--attack", choices=sorted(EXTRA), help="one more attack instead (see EXTRA)")
     args = parser.parse_args()
+    if args.attack:
+        sys.path.insert(0, str(ROOT))
+        print(json.dumps(EXTRA[args.attack](), indent=1))
+        return 0
     if args.web:
         sys.path.insert(0, str(ROOT))
         print(json.dumps(web_attacks(args.seconds), indent=1))

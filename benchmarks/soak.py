@@ -81,6 +81,9 @@ def main() -> int:
     print("soak: the web service attacked (hostile.py --web)", flush=True)
     figures["web"] = hostile.web_attacks()
     print(f"  {figures['web']}", flush=True)
+    figures["pairing"] = hostile.pairing_attack()  # strangers against the banker's pairing
+    figures["socket"] = hostile.socket_attack()  # a thousand clients of the unit's socket
+    print(f"  pairing: {figures['pairing']}\n  socket: {figures['socket']}", flush=True)
     with tempfile.TemporaryDirectory(dir=ROOT) as folder:  # on the project's disk, not a tmpfs
         figures["saves"] = save_cost.measure(Path(folder), 300)
     print(f"soak: saving the game: {figures['saves']}", flush=True)
@@ -128,6 +131,47 @@ def web_section(web: dict, command: str) -> list[str]:
         f"CPU {limited.get('cpu_ms', '?')} ms each, p50 {limited.get('p50_ms', '?')} ms, "
         f"p99 {limited.get('p99_ms', '?')} ms.",
         "It was 59-65 s of CPU a check on a 1,500-district edition, which the loader now refuses in one line.",
+        "",
+        f"- **Command:** {command}",
+        "",
+    ]
+
+
+def timing_section(pairing: dict, crowd: dict, command: str) -> list[str]:
+    """docs/reliability.md's section on the unit's timing during the pairing attack and the socket crowd
+    (``hostile.pairing_attack()``, ``hostile.socket_attack()``)."""
+
+    def row(phase: str, f: dict) -> str:
+        return f"| {phase} | {f.get('auctions', '?')} | {f.get('median_ms', '?')} | {f.get('max_ms', '?')} |"
+
+    strangers = pairing.get("strangers", {})
+    statuses = strangers.get("statuses", {})
+    bankers = strangers.get("banker", [])
+    paired = sum(1 for b in bankers if b.get("paired"))
+    tries = [b.get("tries") for b in bankers]
+    return [
+        "## The unit's timing while strangers attack the pairing and the socket",
+        "",
+        "A unit process runs back-to-back 2 s auctions (web_latency.py's) and measures each end's lateness on its",
+        "own clock; the same run quiet, then under each attack. **Pairing:** the web service on that unit (Nice=10),",
+        f"{strangers.get('strangers', '?')} strangers (127.0.1.x) each asking for codes and typing wrong ones as fast",
+        "as it answers, a new session every five tries; meanwhile the banker (127.0.0.1), then two players",
+        "(127.0.2.x), ask for a code and type what the unit showed. **Socket:** a thousand clients of the",
+        "unit's socket at once from another process, the oldest replaced by a newcomer as fast as they connect.",
+        "",
+        "| phase | auctions | median ms late | max ms late |",
+        "|---|---|---|---|",
+        row("quiet", pairing.get("quiet", {})),
+        row("strangers against the pairing", strangers),
+        row("quiet", crowd.get("quiet", {})),
+        row("a thousand socket clients", crowd.get("crowd", {})),
+        "",
+        f"During the pairing attack: {statuses.get('request 303', '?')} code requests let through and "
+        f"{statuses.get('request 429', '?')} refused (429), {statuses.get('try 303', '?')} wrong codes checked "
+        f"and {statuses.get('try 429', '?')} refused; {paired} of {len(bankers)} phones paired (tries: {tries}).",
+        f"The socket crowd made {crowd.get('crowd', {}).get('connects', '?')} connections "
+        f"({crowd.get('crowd', {}).get('connects_failed', '?')} more found the backlog full): all but 8 were hung "
+        "up at once.",
         "",
         f"- **Command:** {command}",
         "",
@@ -216,6 +260,7 @@ def write_doc(results: dict, figures: dict) -> None:
         *[f"| {what} | {result} |" for what, result in rows],
         "",
         *web_section(web, "`make soak`"),
+        *timing_section(figures.get("pairing", {}), figures.get("socket", {}), "`make soak`"),
         "## The game clock without a real-time clock",
         "",
         "A Raspberry Pi has no real-time clock: after a power cut it boots with the time it last saved, hours",

@@ -17,12 +17,14 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from unit.app.pairing import CODE_SECONDS, CODE_TRIES, PAIRING_FILE, Pairing, Verdict
+from unit.app.pairing import CODE_SECONDS, CODE_TRIES, MAX_CODES, PAIRING_FILE, Checked, Pairing, Verdict
 from unit.core import Button, views
 from unit.core.menu import MenuItem
 from unit.core.protocol import (
     BAD_PHONE,
+    BAD_SESSION,
     NOT_ONE_OBJECT,
+    SESSION_CHARS,
     BuildRecord,
     ChangeSettings,
     CheckCode,
@@ -235,8 +237,13 @@ MESSAGES = st.one_of(
     st.builds(Press, st.sampled_from(Button)),
     st.builds(Release, st.sampled_from(Button)),
     st.builds(ChangeSettings, st.dictionaries(texts, st.none() | ints | texts, max_size=3)),
-    st.just(RequestCode()),
-    st.builds(CheckCode, st.none() | st.text("0123456789", max_size=6), st.text(max_size=64)),
+    st.builds(RequestCode, st.none() | st.text(min_size=1, max_size=SESSION_CHARS)),
+    st.builds(
+        CheckCode,
+        st.none() | st.text("0123456789", max_size=6),
+        st.text(max_size=64),
+        st.none() | st.text(min_size=1, max_size=SESSION_CHARS),
+    ),
     st.builds(ShowPhone, st.lists(st.text("abc.:0123", min_size=1, max_size=48), min_size=1, max_size=3).map(tuple)),
 )
 
@@ -256,6 +263,9 @@ def test_any_message_comes_back_from_its_line_as_it_went(message):
         (b'{"pair": 7}', Refused("unknown message 'pair'")),
         (b'{"phone": {"lines": []}}', BAD_PHONE),
         (b'{"phone": {"lines": ["a"], "qr": ["01"]}}', BAD_PHONE),  # not square
+        (b'{"pair": {"request": true, "session": 7}}', BAD_SESSION),
+        (b'{"pair": {"code": "1", "id": "a", "session": ""}}', BAD_SESSION),
+        (b'{"pair": {"request": true, "session": "' + b"s" * 65 + b'"}}', BAD_SESSION),
     ],
 )
 def test_a_line_that_is_no_message_is_refused_with_its_reason(line, refused):
@@ -267,6 +277,15 @@ def test_the_messages_of_docs_phone_md():
     assert message_from({"pair": {"code": 123456, "id": "x" * 100}}) == CheckCode(None, "x" * 64)
     assert Press(Button.AUCTION).line() == b'{"press": "auction"}\n'
     assert CheckCode("042917", "a").data() == {"pair": {"code": "042917", "id": "a"}}
+
+
+def test_pairing_messages_name_the_session_without_bending_the_old_ones():
+    """The session was added to the wire: an old line keeps its meaning (the sessionless code)."""
+    assert RequestCode().data() == {"pair": "request"} and message_from({"pair": "request"}) == RequestCode()
+    assert RequestCode("s1").data() == {"pair": {"request": True, "session": "s1"}}
+    assert message_from({"pair": {"request": True, "session": "s1"}}) == RequestCode("s1")
+    assert CheckCode("042917", "a", "s1").data() == {"pair": {"code": "042917", "id": "a", "session": "s1"}}
+    assert message_from({"pair": {"code": "042917", "id": "a"}}) == CheckCode("042917", "a", None)
 
 
 # --- pairing, on a clock the test drives --------------------------------------------------------------------
@@ -285,6 +304,37 @@ def test_a_code_is_right_once_within_its_time_and_void_after_the_tries(tmp_path)
     verdicts = [pairing.check(None, 300.0) for _ in range(CODE_TRIES)]
     assert verdicts == [Verdict.WRONG] * (CODE_TRIES - 1) + [Verdict.VOID]
     assert pairing.check(code, 300.0) == Verdict.NONE and not pairing.code_pending
+
+
+def test_a_code_belongs_to_the_session_that_asked_for_it(tmp_path):
+    """Strangers' wrong tries and strangers' own codes neither void nor replace the banker's code."""
+    pairing = Pairing(tmp_path)
+    banker = pairing.new_code(now=0.0, session="banker")
+    for n in range(50):  # fifty strangers, each with its own code, and each trying the banker's way
+        pairing.new_code(now=1.0, session=f"stranger{n}")
+        for _ in range(CODE_TRIES):
+            assert pairing.check(banker, 1.0, session=f"nobody{n}") == Verdict.NONE  # no code of its own
+            assert pairing.check("x", 1.0, session=f"stranger{n}") in (Verdict.WRONG, Verdict.VOID)
+    assert pairing.check(banker, 2.0, session="stranger0") == Verdict.NONE  # voided by its own tries
+    assert pairing.check(banker, 2.0, session="banker") == Verdict.RIGHT
+
+
+def test_only_the_end_of_the_code_on_the_screen_takes_it_off(tmp_path):
+    pairing = Pairing(tmp_path)
+    first = pairing.new_code(now=0.0, session="a")
+    shown = pairing.new_code(now=1.0, session="b")  # the newest is on the screen
+    assert pairing.attempt(first, 2.0, session="a") == Checked(Verdict.RIGHT, on_screen=False)
+    tries = [pairing.attempt(None, 2.0, session="b") for _ in range(CODE_TRIES)]
+    assert [t.hides_code for t in tries] == [False] * (CODE_TRIES - 1) + [True]
+    assert pairing.check(shown, 2.0, session="b") == Verdict.NONE
+
+
+def test_the_unit_keeps_a_bounded_number_of_codes(tmp_path):
+    pairing = Pairing(tmp_path)
+    codes = {f"s{n}": pairing.new_code(now=float(n), session=f"s{n}") for n in range(MAX_CODES + 5)}
+    assert pairing.check(codes["s0"], 100.0, session="s0") == Verdict.NONE  # the oldest went first
+    last = f"s{MAX_CODES + 4}"
+    assert pairing.check(codes[last], 100.0, session=last) == Verdict.RIGHT
 
 
 def test_the_generation_is_kept_renewed_and_survives_a_bad_file(tmp_path):

@@ -284,8 +284,10 @@ def test_a_thousand_wrong_pairing_codes_do_not_get_through(client, unit):
         statuses.append(response.status_code)
         assert "gen" not in (client.app.state.web.signer.unsign(client.cookies.get("mc_session")) or {})
     assert statuses.count(200) <= 5 and statuses.count(429) >= 995  # rate-limited after five tries
-    # and the unit voided the code after five mistakes: even the right one is refused now
-    assert not unit.link.check_code(right)
+    # and the unit voided this session's code after five mistakes: even the right one is refused now
+    web = client.app.state.web
+    visitor = web.signer.unsign(client.cookies.get("mc_session"))
+    assert not unit.link.check_code(right, web.signer.pairing_session(visitor["id"]))
 
 
 def test_the_rate_limit_counts_per_address_and_in_all():

@@ -31,7 +31,7 @@ from typing import Any
 
 from unit import i18n
 from unit.app.linkserver import Client, SocketServer
-from unit.app.pairing import CODE_SECONDS, Pairing, Verdict
+from unit.app.pairing import CODE_SECONDS, SESSIONLESS, Pairing, Verdict
 from unit.app.phone_settings import OPTIONS, apply_settings, current_settings
 from unit.app.runtime import Input, Job, Runtime
 from unit.app.trace import TraceSink, record
@@ -209,11 +209,11 @@ class Link:
                 self._post(Released(button))
             case ChangeSettings(changes=changes):
                 self._settings(client, changes)
-            case RequestCode():
-                self.new_code()
+            case RequestCode(session=session):
+                self.new_code(session or SESSIONLESS)
                 client.send(PairingRecord(self.generation, code_pending=True).line())
-            case CheckCode(code=code, id=ident):
-                ok = self.check_code(code)
+            case CheckCode(code=code, id=ident, session=session):
+                ok = self.check_code(code, session or SESSIONLESS)
                 client.send(PairedRecord(ident, ok, self.generation if ok else None).line())
             case ShowPhone(lines=lines, qr=qr):
                 self._phone_client = client
@@ -236,21 +236,23 @@ class Link:
         generation = self.pairing.renew()
         self.server.broadcast(PairingRecord(generation).line())
 
-    def new_code(self) -> str:
-        """A fresh pairing code, valid CODE_SECONDS, shown on the unit's screen (and in the journal)."""
-        code = self.pairing.new_code(self.clock())
+    def new_code(self, session: str = SESSIONLESS) -> str:
+        """A fresh pairing code for ``session``, valid CODE_SECONDS, shown on the unit's screen (and in the
+        journal) over any other session's (which stays valid)."""
+        code = self.pairing.new_code(self.clock(), session)
         log.warning("pairing code for the phone: %s (valid %d s)", code, CODE_SECONDS)
         if self.on_code is not None:
             self.on_code(code)
         self._on_loop("a pairing code", lambda unit, at: unit.show_code(code, CODE_SECONDS, at))
         return code
 
-    def check_code(self, code: object) -> bool:
-        """True once for the right code within its time; CODE_TRIES wrong tries void the code."""
-        verdict = self.pairing.check(code if isinstance(code, str) else None, self.clock())
-        if verdict.ends_code:
+    def check_code(self, code: object, session: str = SESSIONLESS) -> bool:
+        """True once for ``session``'s right code within its time; CODE_TRIES wrong tries of that session void
+        its code. The screen lets go of a code that is no more, if it is the one shown."""
+        checked = self.pairing.attempt(code if isinstance(code, str) else None, self.clock(), session)
+        if checked.hides_code:
             self._on_loop("the pairing code's end", lambda unit, at: unit.hide_code(at))
-        return verdict == Verdict.RIGHT
+        return checked.verdict == Verdict.RIGHT
 
     # --- changes to the core, on the loop ---------------------------------------------------------------
 

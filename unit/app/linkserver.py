@@ -5,11 +5,20 @@ This module knows sockets and threads, not what the lines say (that is
 bounded queue of lines to send, a writer thread and a reader thread; a line
 for every client is queued without waiting, and a client whose queue is full
 is dropped: the runtime's loop never waits for a phone.
+
+The clients are few (the web service holds one or two): beyond
+:data:`MAX_CLIENTS` a newcomer is told so in one line and hung up at once, so a
+thousand connections cost the unit a thousand accepts, not two thousand
+threads. The accept thread never ends while the socket is open: out of file
+descriptors (EMFILE, ENFILE), or failing in any way that could come back at
+once, it says so once and tries again after :data:`ACCEPT_PAUSE`; a client
+whose threads cannot start is hung up.
 """
 
 from __future__ import annotations
 
 import contextlib
+import errno
 import logging
 import os
 import queue
@@ -28,6 +37,10 @@ QUEUE_SIZE = 512  # lines waiting for one client; a client this far behind is dr
 MAX_LINE = 4096  # bytes in one line from a client
 SEND_TIMEOUT = 5.0  # seconds a client may take to accept one write
 BACKLOG = 16
+MAX_CLIENTS = 8  # the web service needs one or two; the rest are refused at once
+ACCEPT_PAUSE = 0.5  # seconds before accepting again once the process or the system ran out of files
+#: accept() failing for one client only (gone before it was accepted): the next is tried at once
+GONE = frozenset({errno.ECONNABORTED, errno.EPROTO, errno.EINTR})
 
 
 class Handler(Protocol):
@@ -130,6 +143,10 @@ class SocketServer:
         self._clients: list[Client] = []
         self._count = 0
         self._server: socket.socket | None = None
+        self._closing = threading.Event()  # set by close(): ends a pause of the accept thread at once
+        self.refused = 0  # clients hung up at once: over MAX_CLIENTS, or their threads could not start
+        self.accept_pauses = 0  # pauses for want of file descriptors (a figure for the tests)
+        self._said: set[str] = set()  # the troubles already logged, until they end (one line each)
 
     def start(self) -> bool:
         """Listen on the socket; False, with a warning, when it cannot."""
@@ -156,7 +173,13 @@ class SocketServer:
         threading.Thread(target=self._accept_loop, name="link-accept", daemon=True).start()
         return True
 
+    @property
+    def clients(self) -> int:
+        with self._lock:
+            return len(self._clients)
+
     def close(self) -> None:
+        self._closing.set()
         server, self._server = self._server, None
         if server is not None:
             with contextlib.suppress(OSError):
@@ -197,25 +220,78 @@ class SocketServer:
         self.handler.gone(client)
 
     def _accept_loop(self) -> None:
+        """Accept clients until the socket is closed, whatever accept() says meanwhile."""
         while (server := self._server) is not None:
             try:
                 conn, _ = server.accept()
-            except OSError:
-                return
-            try:
-                conn.settimeout(None)
-                conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(SEND_TIMEOUT))
-            except OSError as error:  # a client gone at once: the next one is served all the same
-                log.warning("web link: a client could not be set up (%s)", error)
-                conn.close()
+            except OSError as error:
+                if self._server is None:
+                    return  # closed
+                if error.errno in GONE:
+                    continue  # that client only: the next one is served at once
+                # Out of files (EMFILE, ENFILE) or anything else that could come back at once: never a spin.
+                self.accept_pauses += 1
+                self._say_once("accept", "web link: %s: new clients wait (again in %.1f s)", error, ACCEPT_PAUSE)
+                self._closing.wait(ACCEPT_PAUSE)
                 continue
-            with self._lock:
-                self._count += 1
-                client = Client(self, conn, self._count)
-                client.offer(self.handler.greeting())
-                self._clients.append(client)
-            threading.Thread(target=client.write_loop, name=f"link-write-{client.number}", daemon=True).start()
+            self._said.discard("accept")
+            self._admit(conn)
+
+    def _admit(self, conn: socket.socket) -> None:
+        """Greet a new client and start its threads; refuse it at once if there are enough already or its
+        threads cannot start."""
+        with self._lock:
+            full = len(self._clients) >= MAX_CLIENTS
+        if full:
+            self._say_once("full", "web link: %d clients already: newcomers are refused", MAX_CLIENTS)
+            self._refuse(conn, TOO_MANY)
+            return
+        self._said.discard("full")
+        try:
+            conn.settimeout(None)
+            conn.setsockopt(socket.SOL_SOCKET, socket.SO_SNDTIMEO, _timeval(SEND_TIMEOUT))
+        except OSError as error:  # a client gone at once: the next one is served all the same
+            log.warning("web link: a client could not be set up (%s)", error)
+            conn.close()
+            return
+        with self._lock:
+            self._count += 1
+            client = Client(self, conn, self._count)
+            client.offer(self.handler.greeting())
+            self._clients.append(client)
+        try:
+            writer = threading.Thread(target=client.write_loop, name=f"link-write-{client.number}", daemon=True)
+            writer.start()
+        except RuntimeError as error:  # "can't start new thread": the tasks' limit
+            self._say_once("threads", "web link: %s: client %d refused", error, client.number)
+            self.drop(client)
+            self._refuse(conn, NO_THREAD)
+            return
+        try:
             threading.Thread(target=client.read_loop, name=f"link-read-{client.number}", daemon=True).start()
+        except RuntimeError as error:
+            self._say_once("threads", "web link: %s: client %d refused", error, client.number)
+            self.refused += 1
+            client.close()  # its writer ends, closes the socket and drops it
+            return
+        self._said.discard("threads")
+
+    def _refuse(self, conn: socket.socket, line: bytes) -> None:
+        """Say why in one line if it goes without waiting, and hang up."""
+        self.refused += 1
+        with contextlib.suppress(OSError):
+            conn.send(line, socket.MSG_DONTWAIT)
+        conn.close()
+
+    def _say_once(self, trouble: str, message: str, *args: object) -> None:
+        """Log a trouble once, until it ends (then once more if it comes back)."""
+        if trouble not in self._said:
+            self._said.add(trouble)
+            log.warning(message, *args)
+
+
+TOO_MANY = ErrorRecord(f"too many clients (at most {MAX_CLIENTS})").line()
+NO_THREAD = ErrorRecord("the unit cannot serve another client now").line()
 
 
 def _timeval(seconds: float) -> bytes:

@@ -2,7 +2,10 @@
 
 A phone pairs by typing the code the unit shows (:meth:`Pairing.new_code`,
 :meth:`Pairing.check`); the web service then signs a session cookie with the
-unit's current **generation**. The generation is kept in the state folder (a
+unit's current **generation**. Each code belongs to the session that asked for
+it (the web service names the asking phone's session): only that session's
+tries count against it, so nobody else can use it up or void it, and a new
+code for another session leaves it valid (the screen shows the newest). The generation is kept in the state folder (a
 power cut keeps the phones paired) and renewed at the end of a game
 (:meth:`Pairing.renew`), which unpairs every phone.
 
@@ -22,15 +25,17 @@ from enum import StrEnum
 from pathlib import Path
 
 from unit.app.persist import read_small_file
+from unit.core.protocol import CODE_DIGITS, CODE_SECONDS, CODE_TRIES
 from unit.files import write_atomically
 
 log = logging.getLogger(__name__)
 
+__all__ = ["CODE_DIGITS", "CODE_SECONDS", "CODE_TRIES", "SESSIONLESS", "Checked", "Code", "Pairing", "Verdict"]
+
 PAIRING_FILE = "web-pairing.json"
 MAX_BYTES = 4096  # the file is about 40 bytes
-CODE_DIGITS = 6
-CODE_SECONDS = 120.0  # a pairing code is valid this long after it is shown
-CODE_TRIES = 5  # wrong tries before a code is void (then a new one must be asked for)
+MAX_CODES = 64  # codes kept at once (the web service asks for at most a few a minute); the oldest goes first
+SESSIONLESS = ""  # the session of a code asked for without one ({"pair": "request"})
 
 
 class Verdict(StrEnum):
@@ -54,47 +59,76 @@ class Code:
     tries: int = 0  # wrong tries so far
 
 
+@dataclass(frozen=True)
+class Checked:
+    """A try's verdict, and whether the code it ended is the one on the unit's screen (to take it off)."""
+
+    verdict: Verdict
+    on_screen: bool = False
+
+    @property
+    def hides_code(self) -> bool:
+        return self.verdict.ends_code and self.on_screen
+
+
 class Pairing:
-    """The pairing generation (in ``state_dir``) and the one code at a time. Safe from any thread."""
+    """The pairing generation (in ``state_dir``) and each session's code. Safe from any thread."""
 
     def __init__(self, state_dir: Path):
         self.path = state_dir / PAIRING_FILE
         self._lock = threading.Lock()
-        self._code: Code | None = None
+        self._codes: dict[str, Code] = {}  # session -> its code, oldest first
+        self._shown: str | None = None  # the session whose code the screen shows (the newest asked for)
         self.generation = self._load()
 
     @property
     def code_pending(self) -> bool:
-        return self._code is not None
+        return bool(self._codes)
 
-    def new_code(self, now: float) -> str:
-        """A fresh code, valid :data:`CODE_SECONDS` from ``now``; it replaces any earlier one."""
+    def new_code(self, now: float, session: str = SESSIONLESS) -> str:
+        """A fresh code for ``session``, valid :data:`CODE_SECONDS` from ``now``; it replaces that session's
+        earlier one only (another session's code stays valid, off the screen)."""
         import secrets
 
         digits = "".join(secrets.choice("0123456789") for _ in range(CODE_DIGITS))
         with self._lock:
-            self._code = Code(digits, now + CODE_SECONDS)
+            for old in [s for s, c in self._codes.items() if now >= c.expires]:
+                del self._codes[old]
+            self._codes.pop(session, None)
+            while len(self._codes) >= MAX_CODES:
+                del self._codes[next(iter(self._codes))]
+            self._codes[session] = Code(digits, now + CODE_SECONDS)
+            self._shown = session
         return digits
 
-    def check(self, code: str | None, now: float) -> Verdict:
-        """A try at the code at ``now``: right once within its time; :data:`CODE_TRIES` wrong tries void it."""
+    def check(self, code: str | None, now: float, session: str = SESSIONLESS) -> Verdict:
+        """A try by ``session`` at its own code at ``now``: right once within its time; :data:`CODE_TRIES` wrong
+        tries void it. Another session's code is never touched."""
+        return self.attempt(code, now, session).verdict
+
+    def attempt(self, code: str | None, now: float, session: str = SESSIONLESS) -> Checked:
+        """:meth:`check`, also saying whether the code it ended is the one on the screen."""
         import secrets
 
         with self._lock:
-            shown = self._code
-            if shown is None:
-                return Verdict.NONE
-            if now >= shown.expires:
-                self._code = None
-                return Verdict.NONE
-            if code is not None and secrets.compare_digest(code.encode(), shown.digits.encode()):
-                self._code = None
-                return Verdict.RIGHT
-            if shown.tries + 1 >= CODE_TRIES:
-                self._code = None
-                return Verdict.VOID
-            self._code = Code(shown.digits, shown.expires, shown.tries + 1)
-            return Verdict.WRONG
+            mine = self._codes.get(session)
+            if mine is None:
+                return Checked(Verdict.NONE)
+            if now >= mine.expires:
+                del self._codes[session]
+                return Checked(Verdict.NONE)
+            if code is not None and secrets.compare_digest(code.encode(), mine.digits.encode()):
+                verdict = Verdict.RIGHT
+            elif mine.tries + 1 >= CODE_TRIES:
+                verdict = Verdict.VOID
+            else:
+                self._codes[session] = Code(mine.digits, mine.expires, mine.tries + 1)
+                return Checked(Verdict.WRONG)
+            del self._codes[session]
+            on_screen = self._shown == session
+            if on_screen:
+                self._shown = None
+            return Checked(verdict, on_screen)
 
     def renew(self) -> str:
         """A new generation (every phone must pair again), kept in the state folder; any code is dropped."""
@@ -103,7 +137,8 @@ class Pairing:
         generation = secrets.token_hex(8)
         with self._lock:
             self.generation = generation
-            self._code = None
+            self._codes.clear()
+            self._shown = None
         self._save(generation)
         return generation
 

@@ -33,6 +33,11 @@ SOCKET_NAME = "unit.sock"  # in the state folder
 PHONE_LINES = 3  # addresses the web service may give for the OLED
 PHONE_LINE_CHARS = 48
 QR_MODULES = 41  # the largest QR code taken (version 6): the OLED draws up to 64 modules a side
+# Pairing codes (both ends: the unit makes and checks them, the web service bounds who may ask and try).
+CODE_DIGITS = 6
+CODE_SECONDS = 120.0  # a pairing code is valid this long after it is shown
+CODE_TRIES = 5  # wrong tries at one session's code before it is void (then a new one must be asked for)
+SESSION_CHARS = 64  # a pairing session's name on the wire, at most
 
 #: A record or a message as JSON data.
 Data = dict[str, Any]
@@ -473,24 +478,33 @@ class ChangeSettings(_Message):
 
 @dataclass(frozen=True)
 class RequestCode(_Message):
-    """Show a new pairing code on the unit."""
+    """Show a new pairing code on the unit, for ``session`` (the web service's name for the asking phone).
+
+    The code is that session's: only a :class:`CheckCode` of the same session can use it, and only its
+    wrong tries count against it. ``{"pair": "request"}`` (no session) is the one code of the sessionless.
+    """
 
     VERB = Verb.PAIR
+    session: str | None = None
 
     def value(self) -> object:
-        return "request"
+        return "request" if self.session is None else {"request": True, "session": self.session}
 
 
 @dataclass(frozen=True)
 class CheckCode(_Message):
-    """Is ``code`` the one shown? ``id`` comes back with the answer (a :class:`PairedRecord`)."""
+    """Is ``code`` the one shown for ``session``? ``id`` comes back with the answer (a :class:`PairedRecord`)."""
 
     VERB = Verb.PAIR
     code: str | None  # None: not a text (a wrong try all the same)
     id: str
+    session: str | None = None  # None: the sessionless code ({"pair": "request"})
 
     def value(self) -> object:
-        return {"code": self.code, "id": self.id}
+        out: Data = {"code": self.code, "id": self.id}
+        if self.session is not None:
+            out["session"] = self.session
+        return out
 
 
 @dataclass(frozen=True)
@@ -526,6 +540,8 @@ BAD_PHONE = Refused(
     "phone",
 )
 
+BAD_SESSION = Refused(f"pair: expected a session of 1 to {SESSION_CHARS} characters")
+
 
 def read_message(line: bytes) -> Message | Refused:
     """A client's line as a message, or why it is refused."""
@@ -548,8 +564,13 @@ def message_from(data: object) -> Message | Refused:
     if verb == Verb.PAIR and value == "request":
         return RequestCode()
     if verb == Verb.PAIR and isinstance(value, dict):
+        session = value.get("session")
+        if session is not None and not (isinstance(session, str) and 0 < len(session) <= SESSION_CHARS):
+            return BAD_SESSION
+        if value.get("request") is True:
+            return RequestCode(session)
         code = value.get("code")
-        return CheckCode(code if isinstance(code, str) else None, str(value.get("id", ""))[:64])
+        return CheckCode(code if isinstance(code, str) else None, str(value.get("id", ""))[:64], session)
     if verb == Verb.PHONE:
         return _phone(value)
     return Refused(f"unknown message {verb!r}")

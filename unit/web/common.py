@@ -30,7 +30,7 @@ from unit.errors import UserError
 from unit.fields import name_key
 from unit.web.hub import UnitHub
 from unit.web.screen import translate
-from unit.web.security import RateLimit, Signer, load_secret
+from unit.web.security import PairingGuard, Signer, load_secret
 from unit.web.store import Store, default_root
 
 HERE = Path(__file__).resolve().parent
@@ -61,8 +61,7 @@ class Web:
         self.store = Store(data_dir if data_dir is not None else default_root(state_dir))
         self.signer = Signer(load_secret(state_dir))
         self.language = language if language in i18n.languages() else i18n.REFERENCE
-        self.pair_tries = RateLimit(count=5, seconds=60.0, total=30)
-        self.code_requests = RateLimit(count=3, seconds=60.0, total=10)
+        self.pairing = PairingGuard()  # who may ask for a pairing code and try one
         self.held: dict[str, Held] = {}  # session id -> its buttons down
         self.templates = Environment(
             loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False

@@ -27,6 +27,7 @@ from unit.core.protocol import (
     PairedRecord,
     PairingRecord,
     Refused,
+    RequestCode,
     SettingsRecord,
     ShowPhone,
     Snapshot,
@@ -229,13 +230,18 @@ class UnitHub:
 
     # --- requests that wait for the unit's answer -----------------------------------------------------
 
-    async def check_code(self, code: str) -> bool:
-        """Ask the unit whether ``code`` is the pairing code it shows."""
+    async def request_code(self, session: str | None = None) -> bool:
+        """Ask the unit to show a pairing code for ``session`` (the asking phone's name for the unit:
+        :meth:`unit.web.security.Signer.pairing_session`); False when no unit is there."""
+        return await self.send(RequestCode(session))
+
+    async def check_code(self, code: str, session: str | None = None) -> bool:
+        """Ask the unit whether ``code`` is the pairing code it shows for ``session``."""
         ident = secrets.token_hex(8)
         future: asyncio.Future[PairedRecord] = asyncio.get_running_loop().create_future()
         self._answers[ident] = future
         try:
-            if not await self.send(CheckCode(code, ident)):
+            if not await self.send(CheckCode(code, ident, session)):
                 return False
             answer = await asyncio.wait_for(future, ANSWER_SECONDS)
         except (TimeoutError, asyncio.CancelledError):

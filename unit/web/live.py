@@ -138,25 +138,29 @@ async def press(request: Request) -> Response:
 
 
 async def pair_request(request: Request) -> Response:
-    """The unit asked to show a pairing code."""
+    """The unit asked to show a pairing code: the asking session's own (security.PairingGuard's bounds)."""
     web = web_of(request)
-    await checked_form(request)
-    if not web.code_requests.allow(client_key(request)):
+    visitor, _fields = await checked_form(request)
+    session = web.signer.pairing_session(str(visitor.get("id", "")))
+    if web.pairing.request(client_key(request), session) is None:
         raise too_many()
-    if not await web.hub.send({"pair": "request"}):
+    if not await web.hub.request_code(session):
         return see_other("/remote?m=nounit")
     return see_other("/remote?m=shown")
 
 
 async def pair(request: Request) -> Response:
-    """The code the unit shows, typed on the phone: a paired session with a new id."""
+    """The code the unit shows, typed on the phone: checked against this session's code only; a paired
+    session with a new id."""
     web = web_of(request)
-    _session, fields = await checked_form(request)
-    if not web.pair_tries.allow(client_key(request)):
+    visitor, fields = await checked_form(request)
+    session = web.signer.pairing_session(str(visitor.get("id", "")))
+    if not web.pairing.try_code(client_key(request), session):
         raise too_many()
     code = fields.get("code", "").strip()
-    if not (code.isdigit() and len(code) <= 12) or not await web.hub.check_code(code):
+    if not (code.isdigit() and len(code) <= 12) or not await web.hub.check_code(code, session):
         return see_other("/remote?m=wrong")
+    web.pairing.paired(session)
     response = see_other("/remote?m=paired")
     set_session(request, response, {"id": secrets.token_hex(12), "gen": web.hub.generation})  # a new id once paired
     return response
