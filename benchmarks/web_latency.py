@@ -133,7 +133,7 @@ def start_service(state_dir: Path | None, group: Path | None = None) -> tuple[su
     while True:
         with contextlib.suppress(OSError):
             with socket.create_connection(("127.0.0.1", port), timeout=1) as conn:
-                conn.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nConnection: close\r\n\r\n")
+                conn.sendall(f"GET / HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nConnection: close\r\n\r\n".encode())
                 if conn.recv(12).startswith(b"HTTP/1.1 200"):
                     return process, port, time.monotonic() - launched
         if process.poll() is not None or time.monotonic() - launched > 30:
