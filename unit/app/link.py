@@ -240,7 +240,7 @@ class Link:
         """A fresh pairing code for ``session``, valid CODE_SECONDS, shown on the unit's screen (and in the
         journal) over any other session's (which stays valid)."""
         code = self.pairing.new_code(self.clock(), session)
-        log.warning("pairing code for the phone: %s (valid %d s)", code, CODE_SECONDS)
+        log.warning("%s", self.words("web.pairing_code", code=code, s=CODE_SECONDS))  # the table's language
         if self.on_code is not None:
             self.on_code(code)
         self._on_loop("a pairing code", lambda unit, at: unit.show_code(code, CODE_SECONDS, at))
