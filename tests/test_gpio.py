@@ -20,8 +20,9 @@ GOLDEN = Path(__file__).parent / "golden"
 # The LED pin's edges during a QUICK auction, in seconds after the press: lit at the press, 1 Hz (dark at
 # 0.5 s); the warning at 0.75 s lights it, then 4 Hz (0.125 s); the end at 1.2 s finds it dark and keeps it so.
 QUICK_AUCTION_EDGES = [(0.0, True), (0.5, False), (0.75, True), (0.875, False), (1.0, True), (1.125, False)]
-CONTRACT = 0.005  # each LED edge within 5 ms of its time (docs/reliability.md)
-LOOSE = 10 * CONTRACT  # every auction: a display or a file on the timing path would be 0.1 s late or more
+AT_DEADLINES = (0, 2)  # the press and the warning: the core's; the others, the blink's (gpiozero's own thread)
+CONTRACT = 0.005  # the LED's edge within 5 ms of its deadline (docs/reliability.md)
+LOOSE = 10 * CONTRACT  # every edge of every auction: a display or a file on the timing path is 0.1 s or more
 WELCOME_TONES = len([hz for hz, _ in SOUNDS[Sound.WELCOME] if hz])
 
 
@@ -64,19 +65,25 @@ def quick_auction(unit: Running) -> list[tuple[float, bool]]:
 
 def assert_quick_auctions_keep_time(unit: Running) -> None:
     """The LED's latency contract (docs/dev/principles.md): up to three auctions, each with exactly the edges
-    of QUICK_AUCTION_EDGES (none missing, none more) and each edge within LOOSE of its time; one auction with
-    every edge within CONTRACT. A busy test machine delays a thread by a few ms now and then; a slow thing on
-    the timing path delays every auction."""
-    worst = []
+    of QUICK_AUCTION_EDGES (none missing, none more), every edge within LOOSE of its time; one auction with
+    its edges at the core's deadlines within CONTRACT. An edge at a deadline is timed from the press; an edge
+    of the blink from the edge before it, as gpiozero's blink thread times it. A busy test machine delays a
+    thread by a few ms now and then; a slow thing on the timing path delays every auction."""
+    tries = []
     for _ in range(3):
         edges = quick_auction(unit)
         assert [lit for _, lit in edges] == [lit for _, lit in QUICK_AUCTION_EDGES], edges
-        worst.append(max(abs(at - due) for (at, _), (due, _) in zip(edges, QUICK_AUCTION_EDGES, strict=True)))
-        assert worst[-1] < LOOSE, (worst, edges)
+        late = []
+        for i, ((at, _), (due, _)) in enumerate(zip(edges, QUICK_AUCTION_EDGES, strict=True)):
+            if i not in AT_DEADLINES:
+                due += edges[i - 1][0] - QUICK_AUCTION_EDGES[i - 1][0]  # the blink's: after the edge before
+            late.append(abs(at - due))
+        tries.append([round(x * 1e3, 1) for x in late])  # ms, for the message
+        assert max(late) < LOOSE, f"LED edges late by (ms) {tries}"
         assert unit.pin("led").state == 0  # dark after the end
-        if worst[-1] < CONTRACT:
+        if max(late[i] for i in AT_DEADLINES) < CONTRACT:
             return
-    raise AssertionError(f"no auction with every LED edge within {CONTRACT * 1e3:g} ms: worst edge by try {worst}")
+    raise AssertionError(f"no auction with the LED's edges within {CONTRACT * 1e3:g} ms of the deadlines: {tries}")
 
 
 @pytest.mark.slow
