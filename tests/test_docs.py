@@ -103,3 +103,85 @@ def test_calculator_walk_through_shows_what_the_commands_print():
             [sys.executable, "-m", "unit", *argv], capture_output=True, text=True, check=True, cwd=ROOT
         ).stdout
         assert printed in text, f"docs/calculator.md does not show the output of {' '.join(argv)}"
+
+
+def test_every_module_of_the_package_is_drawn_in_the_architecture():
+    """docs/dev/architecture.md draws every module of unit/: its path under unit/ (``app/halt.py``, ``cli.py``,
+    ``unit/`` before it or not) in one of the document's drawings. A package's ``__init__.py`` is drawn as its
+    folder."""
+    text = (ROOT / "docs/dev/architecture.md").read_text(encoding="utf-8")
+    drawings = "\n".join(re.findall(r"^```\n(.*?)^```", text, flags=re.MULTILINE | re.DOTALL))
+    assert drawings
+    modules = sorted(
+        path.relative_to(ROOT / "unit").as_posix()
+        for path in (ROOT / "unit").rglob("*.py")
+        if path.name != "__init__.py"
+    )
+    assert "app/halt.py" in modules and "cli.py" in modules
+    missing = [name for name in modules if not re.search(rf"(?<![\w/.]){re.escape(name)}(?!\w)", _unprefixed(drawings))]
+    assert missing == [], f"modules of unit/ not drawn in docs/dev/architecture.md: {missing}"
+
+
+def _unprefixed(text: str) -> str:
+    """``unit/app/halt.py`` read as ``app/halt.py``: the drawings name a module with or without the package."""
+    return re.sub(r"(?<![\w/.])unit/(?=[\w/]+\.py)", "", text)
+
+
+#: Names of the libraries the walks mention (gpiozero's, luma's, PIL's, the standard library's): not ours to check.
+LIBRARY_NAMES = {"LED", "TonalBuzzer", "DigitalInputDevice", "device", "ImageDraw", "time"}
+FILE_TYPES = {"py", "md", "sock", "toml", "yaml", "json"}  # unit/app/link.py, unit.sock: a file, not a name
+
+
+def _defined_names() -> tuple[set[str], dict[str, set[str]]]:
+    """Every name defined at the top of a module of unit/, and the members of every class and module."""
+    import ast
+
+    names: set[str] = set()
+    members: dict[str, set[str]] = {}
+    for path in (ROOT / "unit").rglob("*.py"):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        top = members.setdefault(path.stem, set())
+        for node in tree.body:
+            for name in _names_bound(node):
+                names.add(name)
+                top.add(name)
+            if isinstance(node, ast.ClassDef):
+                inside = members.setdefault(node.name, set())
+                for child in node.body:
+                    inside.update(_names_bound(child))
+    return names, members
+
+
+def _names_bound(node) -> list[str]:
+    import ast
+
+    if isinstance(node, ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef):
+        return [node.name]
+    if isinstance(node, ast.Assign):
+        return [t.id for t in node.targets if isinstance(t, ast.Name)]
+    if isinstance(node, ast.AnnAssign) and isinstance(node.target, ast.Name):
+        return [node.target.id]
+    return []
+
+
+@pytest.mark.parametrize("section", ["## One button press", "## The link"])
+def test_the_walks_of_the_architecture_name_what_the_code_has(section):
+    """The walk of one button press and of one phone request name functions, classes and methods that exist:
+    ``Runtime.post`` is a method of a class ``Runtime`` of unit/, ``live.press`` a function of a module ``live``,
+    ``read_message`` and ``DisplayWorker`` names defined in unit/."""
+    text = (ROOT / "docs/dev/architecture.md").read_text(encoding="utf-8")
+    walk = text[text.index(section) :]
+    walk = walk[: walk.index("\n## ", 3)]
+    names, members = _defined_names()
+    wrong = []
+    for span in re.findall(r"`([^`]+)`", walk):
+        for owner, member, after in re.findall(r"\b([A-Za-z_]\w*)(?:\.([A-Za-z_]\w*))?(\(?)", span):
+            if member in FILE_TYPES:
+                continue
+            if member and owner not in LIBRARY_NAMES:
+                if member not in members.get(owner, ()):
+                    wrong.append(f"{owner}.{member}")
+            elif not member and (re.fullmatch(r"[A-Z]\w*[a-z]\w*", owner) or "_" in owner.strip("_") or after):
+                if owner not in names and owner not in LIBRARY_NAMES:
+                    wrong.append(owner)
+    assert wrong == [], f"{section}: names the code does not have: {wrong}"

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import threading
 import time
 from pathlib import Path
 
@@ -10,34 +11,79 @@ from helpers import PINS, QUICK, Running, wait_for
 from PIL import Image, ImageChops
 
 from unit.app import config as configuration
-from unit.app.runtime import Runtime
+from unit.app.runtime import Job, Runtime
 from unit.backends.gpio import Gpio, pin_factory
 from unit.core import Unit, views
+from unit.core.sounds import SOUNDS, Sound
 
 GOLDEN = Path(__file__).parent / "golden"
-# The LED pin during a QUICK auction: 1 Hz, lit 0.5 s, dark until the warning at 0.75 s; then 4 Hz
-# (0.125 s) until the end at 1.2 s, dark after.
-QUICK_AUCTION_BLINKS = [
-    (0.0, False),
-    (0.0, True),
-    (0.5, False),
-    (0.25, True),
-    (0.125, False),
-    (0.125, True),
-    (0.125, False),
-]
+# The LED pin's edges during a QUICK auction, in seconds after the press: lit at the press, 1 Hz (dark at
+# 0.5 s); the warning at 0.75 s lights it, then 4 Hz (0.125 s); the end at 1.2 s finds it dark and keeps it so.
+QUICK_AUCTION_EDGES = [(0.0, True), (0.5, False), (0.75, True), (0.875, False), (1.0, True), (1.125, False)]
+AT_DEADLINES = (0, 2)  # the press and the warning: the core's; the others, the blink's (gpiozero's own thread)
+CONTRACT = 0.005  # the LED's edge within 5 ms of its deadline (docs/reliability.md)
+LOOSE = 10 * CONTRACT  # every edge of every auction: a display or a file on the timing path is 0.1 s or more
+WELCOME_TONES = len([hz for hz, _ in SOUNDS[Sound.WELCOME] if hz])
 
 
-def quick_auction(unit: Running):
-    """Switch on, press the auction button pin, wait for the end: the LED pin, its history from the press."""
-    unit.press("power")
-    assert wait_for(lambda: unit.runtime.unit.state == "ready")
+def quick_auction(unit: Running) -> list[tuple[float, bool]]:
+    """Switch on (if off), press the auction button pin, wait on the LED pin until the auction is over: the
+    pin's edges as (seconds after the press, lit).
+
+    Two stamps on one clock: the press as the backend posts it to the loop (``runtime.clock``, from which
+    the core counts its deadlines) and the mock pin's own record of each change (``time.monotonic`` too).
+    The wait is on the pin, never on the core's LED mode (the core says "off" a moment before the backend
+    drives the pin): first every edge the auction makes, then the end, then a job posted to the loop, which
+    runs only once the loop has driven the pin for the end (no edge can follow: the blink is stopped)."""
+    if unit.runtime.unit.state == "off":
+        unit.press("power")
+    wait_for(lambda: unit.runtime.unit.state == "ready")
+    stamps: list[float] = []
+    post = unit.backend.post
+
+    def stamped(event):
+        stamps.append(unit.runtime.clock())
+        post(event)
+
+    unit.backend.post = stamped
     led = unit.pin("led")
     led.clear_states()
+    cleared = time.monotonic()  # the pin times each state from the previous change, the first from here
     unit.press("auction")
-    assert wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 3)
-    time.sleep(0.1)
-    return led
+    wait_for(lambda: len(led.states) > len(QUICK_AUCTION_EDGES), 4, lambda: f"the LED's edges, {led.states}")
+    wait_for(lambda: unit.runtime.unit.state == "ready", 4, "the end of the auction")
+    done = threading.Event()
+    unit.runtime.post(Job("the test's mark", lambda at: done.set()))
+    wait_for(done.is_set, 4, "the loop to drive the pins for the end")
+    unit.backend.post = post
+    edges, at = [], cleared
+    for state in led.states[1:]:  # the first is the state when cleared
+        at += state.timestamp
+        edges.append((at - stamps[0], bool(state.state)))
+    return edges
+
+
+def assert_quick_auctions_keep_time(unit: Running) -> None:
+    """The LED's latency contract (docs/dev/principles.md): up to three auctions, each with exactly the edges
+    of QUICK_AUCTION_EDGES (none missing, none more), every edge within LOOSE of its time; one auction with
+    its edges at the core's deadlines within CONTRACT. An edge at a deadline is timed from the press; an edge
+    of the blink from the edge before it, as gpiozero's blink thread times it. A busy test machine delays a
+    thread by a few ms now and then; a slow thing on the timing path delays every auction."""
+    tries = []
+    for _ in range(3):
+        edges = quick_auction(unit)
+        assert [lit for _, lit in edges] == [lit for _, lit in QUICK_AUCTION_EDGES], edges
+        late = []
+        for i, ((at, _), (due, _)) in enumerate(zip(edges, QUICK_AUCTION_EDGES, strict=True)):
+            if i not in AT_DEADLINES:
+                due += edges[i - 1][0] - QUICK_AUCTION_EDGES[i - 1][0]  # the blink's: after the edge before
+            late.append(abs(at - due))
+        tries.append([round(x * 1e3, 1) for x in late])  # ms, for the message
+        assert max(late) < LOOSE, f"LED edges late by (ms) {tries}"
+        assert unit.pin("led").state == 0  # dark after the end
+        if max(late[i] for i in AT_DEADLINES) < CONTRACT:
+            return
+    raise AssertionError(f"no auction with the LED's edges within {CONTRACT * 1e3:g} ms of the deadlines: {tries}")
 
 
 @pytest.mark.slow
@@ -45,10 +91,7 @@ def quick_auction(unit: Running):
 def test_auction_button_pin_blinks_the_led_pin_as_the_core_says(unit_on_pins):
     """« Lorsque l'unité électronique émet un bip et que la lumière rouge se met à clignoter plus vite,
     il vous reste 5 secondes » — here 1.2 s with 0.45 s of warning, on the mock pins."""
-    led = quick_auction(unit_on_pins())
-    led.assert_states_and_times(QUICK_AUCTION_BLINKS)
-    assert len(led.states) == 7  # and dark after the end
-    assert led.state == 0
+    assert_quick_auctions_keep_time(unit_on_pins())
 
 
 class PinRecorder:
@@ -64,12 +107,17 @@ class PinRecorder:
         """The frequencies sounded in turn: the buzzer pin driven (duty above 0) at a frequency."""
         return [r["hz"] for r in self.records if r["pin"] == "buzzer" and r["hz"] and r["value"] > 0]
 
+    def quiet_after(self, tones: int) -> bool:
+        """At least ``tones`` tones sounded, and the buzzer pin silent since: a sound of that many tones is over."""
+        buzzer = [r for r in self.records if r["pin"] == "buzzer"]
+        return len(self.tones()) >= tones and buzzer[-1]["value"] == 0
+
 
 @pytest.mark.slow
 def test_buzzer_pin_gets_the_tones(unit_on_pins):
     pins = PinRecorder()
     unit = unit_on_pins(trace=pins)
-    time.sleep(0.6)  # the welcome chime ends
+    wait_for(lambda: pins.quiet_after(WELCOME_TONES), what="the welcome chime to end on the buzzer pin")
     pins.records.clear()
     unit.press("power")
     assert wait_for(lambda: len(pins.tones()) >= 3)
@@ -96,7 +144,7 @@ def test_long_press_cancels_and_short_press_does_not(unit_on_pins):
     unit.press("auction")
     assert wait_for(lambda: unit.runtime.unit.state == "countdown")
     unit.press("auction", hold=0.05)
-    time.sleep(0.1)
+    time.sleep(0.1)  # nothing happens: a short press leaves the countdown alone
     assert unit.runtime.unit.state == "countdown"
     unit.press("auction", hold=0.45)
     assert wait_for(lambda: unit.runtime.unit.state == "ready")
@@ -135,12 +183,7 @@ def test_a_failing_display_does_not_stop_the_timing(unit_on_pins, caplog):
         {"display": {"retry_seconds": 0.2}},
         open_display=FailingDisplay,
     )
-    unit.press("power")
-    led = unit.pin("led")
-    led.clear_states()
-    unit.press("auction")
-    assert wait_for(lambda: unit.runtime.unit.state == "ready" and unit.runtime.unit.led.mode == "off", 3)
-    led.assert_states_and_times(QUICK_AUCTION_BLINKS)  # the auction kept its time, on the pin
+    assert_quick_auctions_keep_time(unit)  # the auctions kept their time, on the pin
     warnings = [r for r in caplog.records if "display" in r.getMessage()]
     assert len(warnings) == 1  # one warning for the outage, not one per frame or retry
     assert FailingDisplay.opened >= 3  # retried now and then
@@ -206,7 +249,8 @@ def test_latching_switch_position_at_start_is_the_state():
 def test_active_buzzer_beeps_the_rhythm(unit_on_pins):
     unit = unit_on_pins({"buzzer": {"type": "active"}})
     buzzer = unit.pin("buzzer")
-    time.sleep(0.6)  # the welcome chime ends
+    # the welcome chime ends: the buzzer pin was on, and is off again
+    wait_for(lambda: any(s.state for s in buzzer.states) and not buzzer.state, what="the welcome chime to end")
     buzzer.clear_states()
     unit.press("power")
     assert wait_for(lambda: len(buzzer.states) >= 3)
@@ -248,7 +292,7 @@ class FlakyDisplay(FailingDisplay):
 @pytest.mark.latency
 def test_an_intermittent_display_keeps_the_timing_exact(unit_on_pins):
     unit = unit_on_pins({"display": {"retry_seconds": 0.05}}, open_display=FlakyDisplay)
-    quick_auction(unit).assert_states_and_times(QUICK_AUCTION_BLINKS)
+    assert_quick_auctions_keep_time(unit)
     assert FlakyDisplay.calls > 3
     assert wait_for(lambda: unit.backend.display is not None and unit.backend.display.view == unit.backend.view)
 
@@ -267,6 +311,7 @@ def test_the_settings_menu_on_mock_pins_saves_the_file(tmp_path):
     pin = lambda name: backend.factory.pin(PINS[name])  # noqa: E731
 
     def press(name, hold=0.05):
+        """A finger held ``hold`` seconds (the duration is the input) while the test steps the loop itself."""
         pin(name).drive_low()
         end = time.monotonic() + hold
         while time.monotonic() < end:
@@ -296,7 +341,7 @@ def test_the_settings_menu_on_mock_pins_saves_the_file(tmp_path):
 def test_the_volume_is_the_buzzer_pins_duty_cycle(unit_on_pins):
     pins = PinRecorder()
     unit = unit_on_pins({"buzzer": {"volume": "low"}}, trace=pins)
-    time.sleep(0.6)  # the welcome chime ends
+    wait_for(lambda: pins.quiet_after(WELCOME_TONES), what="the welcome chime to end on the buzzer pin")
     pins.records.clear()
     unit.press("power")
     assert wait_for(lambda: len(pins.tones()) >= 3)

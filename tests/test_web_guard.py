@@ -39,12 +39,14 @@ FAST = guard.Limits(head_seconds=0.5, body_seconds=0.5)
 
 
 @contextlib.contextmanager
-def serving(limits: guard.Limits | None = None, names: guard.BoxNames | None = None) -> Iterator[int]:
-    """``monopoly-city serve``'s application and settings (no unit), in a thread: yields the port."""
-    limits = limits or guard.Limits()
+def serving(
+    limits: guard.Limits | None = None, names: guard.BoxNames | None = None, shares: guard.Shares | None = None
+) -> Iterator[int]:
+    """``monopoly-city serve``'s application and settings (no unit), in a thread: yields the port. ``shares``:
+    the test's own, to see what the server took in (else new ones, with ``limits``)."""
+    shares = shares or guard.Shares(limits or guard.Limits())
     port = free_port()
     app = create_app(None)
-    shares = guard.Shares(limits)
     config = uvicorn.Config(**server.options(guard.HostCheck(app, names), "127.0.0.1", port, shares))
     running = uvicorn.Server(config)
     thread = threading.Thread(target=running.run, daemon=True)
@@ -84,6 +86,22 @@ def get(port: int, path: str = "/", host: str | None = None, source: str = "127.
     return int(data.split(b" ", 2)[1]), data
 
 
+class Counting(guard.Shares):
+    """The shares, counting the connections and the streams they were asked to take in: a test waits until
+    the server has taken in all it sent."""
+
+    connections = 0
+    streams = 0
+
+    def admit(self, conn: guard.Connection) -> bool:
+        self.connections += 1
+        return super().admit(conn)
+
+    def stream(self, conn: guard.Connection) -> bool:
+        self.streams += 1
+        return super().stream(conn)
+
+
 def stranger(n: int) -> str:
     """The n-th of the stranger's addresses (127.0.0.2 and up)."""
     return f"127.0.{(n + 2) // 250}.{(n + 2) % 250 or 250}"
@@ -107,11 +125,12 @@ def test_300_connections_that_never_finish_a_request_line_leave_the_phone_its_pa
 @pytest.mark.slow
 def test_600_slow_connections_from_many_addresses_leave_the_phone_its_page() -> None:
     """More than every place (512): the phone takes one back from a stranger's oldest unfinished request."""
-    with serving() as port:
+    shares = Counting()
+    with serving(shares=shares) as port:
         held = [connect(port, stranger(n)) for n in range(600)]
         for sock in held:
             sock.sendall(b"GET / HT")
-        time.sleep(0.2)  # let the server take them all in before the phone comes
+        wait_for(lambda: shares.connections == 600, 10, "the server to take them all in before the phone comes")
         for _ in range(3):  # a phone loading the page three times: one place taken back each time
             status, _page = get(port)
             assert status == 200
@@ -152,7 +171,7 @@ def test_a_slow_but_steady_phone_is_served() -> None:
     with serving() as port, connect(port) as sock:
         for piece in (b"GET / HTTP/1.1\r\n", f"Host: 127.0.0.1:{port}\r\n".encode(), b"Connection: close\r\n\r\n"):
             sock.sendall(piece)
-            time.sleep(0.1)
+            time.sleep(0.1)  # a slow phone: the pace is the input
         assert answer(sock).startswith(b"HTTP/1.1 200 ")
 
 
@@ -191,14 +210,14 @@ def test_event_streams_are_limited_per_address_and_a_phone_still_gets_its_own() 
 
 @pytest.mark.slow
 def test_200_streams_from_many_addresses_leave_the_phone_a_stream() -> None:
-    limits = guard.Limits()
-    with serving(limits) as port:
+    shares = Counting()
+    with serving(shares=shares) as port:
         streams = []
         for n in range(200):
             sock = connect(port, stranger(n))
             sock.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
             streams.append(sock)
-        time.sleep(0.3)
+        wait_for(lambda: shares.streams == 200, 10, "the server to take in every stream before the phone's")
         with connect(port) as phone:
             phone.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
             assert phone.recv(4096).startswith(b"HTTP/1.1 200 ")  # at most `streams` in all
