@@ -20,7 +20,7 @@ from unit import __version__, backends, i18n
 from unit.app import config as configuration
 from unit.app.launch import DEFAULT_PI_STATE_DIR
 from unit.errors import ArgumentError, HardwareError, Text, UserError
-from unit.yamlfile import escape
+from unit.yamlfile import escape, shown
 
 
 def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> configuration.Config:
@@ -181,7 +181,10 @@ def argparse_said(message: str, words: i18n.Words) -> str:
     name, sep, rest = message.partition(": ") if message.startswith("argument ") else ("", "", message)
     for pattern, key in ARGPARSE:
         if match := re.fullmatch(pattern, rest):  # compiled on an error only, not at every start
-            rest = words(f"cli.argparse.{key}", **match.groupdict())
+            values = match.groupdict()
+            if len(values.get("value", "")) > 60:  # a 5,000-digit --dice is said in a line, not a page
+                values["value"] = values["value"][:57] + "..."
+            rest = words(f"cli.argparse.{key}", **values)
             break
     if sep:
         return words("cli.argparse.argument", name=name.removeprefix("argument "), message=rest)
@@ -192,7 +195,7 @@ def _port(text: str) -> int:
     """serve --port: a TCP port, 1 to 65535 (a bigger number is no port: said here, not by the socket)."""
     port = int(text) if text.isascii() and text.isdigit() and len(text) <= 5 else 0
     if not 1 <= port <= 65535:
-        raise argparse.ArgumentTypeError(i18n.words(Parser.language)("cli.bad_port", got=repr(text)))
+        raise argparse.ArgumentTypeError(i18n.words(Parser.language)("cli.bad_port", got=shown(text)))
     return port
 
 
@@ -203,7 +206,7 @@ def _press_timeout(text: str) -> float:
     except ValueError:
         seconds = float("nan")
     if not 0.1 <= seconds <= 600:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(i18n.words(Parser.language)("cli.bad_timeout", got=repr(text)))
+        raise argparse.ArgumentTypeError(i18n.words(Parser.language)("cli.bad_timeout", got=shown(text)))
     return seconds
 
 
