@@ -15,6 +15,14 @@ timeout and a memory limit, and the outcome is classified:
 - ``traceback``: any other exit status, or a traceback on stderr;
 - ``hang``: no answer within the timeout.
 
+Beside the files, the command line is attacked (:func:`argument_attacks`): 5,000-digit amounts and counts,
+names with a newline (« Bob\\nMALLORY »: no output line may start with ``MALLORY``), ``serve`` on a port out of
+range, in use or on an address not this machine's; every command's output on /dev/full; every verb that
+writes a game file, and the unit's own saves, settings and trace, on a full disk (``RLIMIT_FSIZE`` 0) and on a
+read-only one (a read-only bind mount in a mount namespace of its own, where ``unshare -m`` is allowed). A
+refused write must leave the file as it was (else ``unclear``); the unit goes on (exit 0) with one line a
+failure.
+
 The goal is only ``clear`` and ``accepted``. ``python benchmarks/hostile.py [--count N] [--keep DIR]``
 prints the counts and the inputs that failed (kept in DIR to look at); ``make soak`` runs it and
 writes the counts into docs/reliability.md.
@@ -43,6 +51,8 @@ import random
 import re
 import resource
 import shutil
+import signal
+import socket
 import subprocess
 import sys
 import tempfile
@@ -84,6 +94,7 @@ def commands(kind: str, path: str, script: str) -> list[list[str]]:
 NUMBER = re.compile(rb"(?<![\w.])-?[0-9]+(?:\.[0-9]+)?(?![\w.])")
 HUGE = [b"9" * 400, b"-" + b"9" * 40, b"1" + b"0" * 5000, b"017", b"0o17", b"1:30", b"1_000", b"0x" + b"f" * 60]
 HUGE += ["١٢".encode(), "１２".encode(), b"1e400", b".nan", b"-.inf", b"1e-400", b"12M" + b"0" * 300]
+HUGE += [b"0.000000001", b"1" + b"0" * 5000 + b"M"]  # a tiny period (a core spun), an amount past int()'s limit
 SPECIAL = [b"\x1b[2J", b"\x00", "\u200b".encode(), b"\r", b"\t", "\ufeff".encode(), "\u202e".encode(), b"\x7f"]
 SPECIAL += [b"\xff\xfe", b"\n", b'"', b"'", b"&a ", b"*a ", b"!!python/object/apply:os.system ['true'] ", b"<<: "]
 SPECIAL += [b"{", b"[", b": ", b"- ", b"%YAML 1.1\n", b"---\n", b"...\n", b"? "]
@@ -132,8 +143,35 @@ def escape_in_name(text: bytes, rng: random.Random) -> bytes:
     if not names:
         return special_characters(text, rng)
     match = rng.choice(names)
-    evil = rng.choice([b'"\\e[2J\\e[H', b'"\\e]0;pwned\\a', b'"\\u202e', b'"\\x9b2J', b'"\\u200b'])
+    evil = rng.choice([b'"\\e[2J\\e[H', b'"\\e]0;pwned\\a', b'"\\u202e', b'"\\x9b2J', b'"\\u200b', b'"\\nMALLORY '])
     return text[: match.start()] + evil + match.group().strip().strip(b"\"'") + b'"' + text[match.end() :]
+
+
+def wrong_block(text: bytes, rng: random.Random) -> bytes:
+    """A key whose value is an indented block (``groups:``, ``players:``) given a scalar or a wrong type instead:
+    ``groups: 5``."""
+    lines = text.splitlines(keepends=True)
+    keys = [i for i, line in enumerate(lines) if re.fullmatch(rb"\s*(- )?[\w.]+:\s*", line)]
+    if not keys:
+        return wrong_type(text, rng)
+    i = rng.choice(keys)
+    indent = len(lines[i]) - len(lines[i].lstrip())
+    end = i + 1
+    while end < len(lines) and (
+        len(lines[end]) - len(lines[end].lstrip()) > indent or lines[end][indent:][:2] == b"- "
+    ):
+        end += 1  # the block: deeper lines, and a list at the key's own indentation
+    value = rng.choice([b"5", b"-1", b"[]", b"{}", b"~", b"yes", b'"x"', b"[1, 2]", b"{a: 1}", b"0.000000001"])
+    return b"".join(lines[:i] + [lines[i].rstrip() + b" " + value + b"\n"] + lines[end:])
+
+
+def edition_elsewhere(text: bytes, rng: random.Random) -> bytes:
+    """A game file whose ``edition:`` names a device, a folder, a FIFO, itself, a missing file: the line names the
+    game file that points there (or, for a file that is not a game, just this file)."""
+    target = rng.choice([b"/dev/zero", b"/dev/null", b".", b"/", b"special-fifo.yaml", b"nowhere.yaml", b"/proc/1/mem"])
+    if not re.search(rb"(?m)^edition:", text):
+        return special_characters(text, rng)
+    return re.sub(rb"(?m)^edition:.*$", b"edition: " + target, text, count=1)
 
 
 def deep_nesting(text: bytes, rng: random.Random) -> bytes:
@@ -162,6 +200,8 @@ MUTATIONS = [
     escape_in_name,
     deep_nesting,
     blow_up_a_list,
+    wrong_block,
+    edition_elsewhere,
 ]
 
 
@@ -215,32 +255,170 @@ def limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (MEMORY_LIMIT, MEMORY_LIMIT))
 
 
-def run_one(kind: str, how: str, path: Path, command: list[str], cwd: Path) -> Outcome:
+def no_room() -> None:
+    """A full disk for the command: no file may grow (``RLIMIT_FSIZE`` 0, and EFBIG rather than SIGXFSZ)."""
+    limit_memory()
+    signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+    resource.setrlimit(resource.RLIMIT_FSIZE, (0, 0))
+
+
+#: An output line that a name with a newline faked (« Bob\nMALLORY »): it must stay inside its line, escaped.
+FAKED = re.compile(r"(?m)^MALLORY")
+#: A line longer than this is not a line a person reads (a 5,000-digit value echoed whole).
+LONGEST_LINE = 1000
+
+
+@dataclass
+class Attack:
+    """How a command is run beyond its arguments: what its line must name, where stdout goes, on which disk, and
+    the file a refused write must leave as it was."""
+
+    named: str | None = None  # None: the input file's path
+    stdout: str | None = None  # a path (/dev/full) instead of a pipe
+    disk: str = "ok"  # "full" (RLIMIT_FSIZE 0) or "read-only" (``folder`` bind-mounted read-only)
+    folder: Path | None = None
+    kept: Path | None = None
+    unit: bool = False  # the unit itself: it goes on (exit 0), one line a failure, no traceback
+
+
+def run_one(kind: str, how: str, path: Path, command: list[str], cwd: Path, attack: Attack | None = None) -> Outcome:
+    attack = attack or Attack()
     env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", GPIOZERO_PIN_FACTORY="mock")
+    argv = [sys.executable, "-m", "unit", *command]
+    if attack.disk == "read-only":
+        where = str(attack.folder)
+        argv = ["unshare", "-m", "sh", "-c", f'mount --bind -o ro "{where}" "{where}" && exec "$@"', "sh", *argv]
+    before = attack.kept.read_bytes() if attack.kept else None
+    stdout = open(attack.stdout, "wb") if attack.stdout else subprocess.PIPE  # noqa: SIM115
     try:
         result = subprocess.run(
-            [sys.executable, "-m", "unit", *command],
+            argv,
             cwd=cwd,
             env=env,
-            capture_output=True,
+            stdout=stdout,
+            stderr=subprocess.PIPE,
             timeout=TIMEOUT,
-            preexec_fn=limit_memory,
+            preexec_fn=no_room if attack.disk == "full" else limit_memory,
         )
     except subprocess.TimeoutExpired:
         return Outcome(kind, how, str(path), command, "hang", "")
+    finally:
+        if attack.stdout:
+            stdout.close()
     stderr = result.stderr.decode("utf-8", "replace")
-    stdout = result.stdout.decode("utf-8", "replace")
+    out = (result.stdout or b"").decode("utf-8", "replace")
+    named = str(path) if attack.named is None else attack.named
+    lines = stderr.splitlines()
+    said = all(not CONTROL.search(line) and len(line) <= LONGEST_LINE for line in lines)  # no raw control, short
+    one_line = len(lines) == 1 and stderr.endswith("\n") and said
     verdict_line = command[0] == "check" and result.returncode == 1 and not stderr  # "illegal position"
-    if (result.returncode == 0 or verdict_line) and "Traceback" not in stderr:
-        raw = CONTROL.search(stdout) or CONTROL.search(stderr)
-        verdict = "unescaped" if raw else "accepted"
-    elif result.returncode != 2 or "Traceback" in stderr:
+    if "Traceback" in stderr or result.returncode not in (0, 1, 2):
         verdict = "traceback"
-    elif stderr.count("\n") == 1 and stderr[:-1].isprintable() and str(path) in stderr and not result.stdout:
+    elif attack.kept is not None and attack.kept.read_bytes() != before:
+        verdict = "unclear"  # a refused write that changed the file (half of it, or all)
+    elif attack.unit and result.returncode == 0:
+        verdict = "accepted" if said else "unclear"  # the unit went on, each failure said in a line
+    elif result.returncode == 0 or verdict_line:
+        raw = CONTROL.search(out) or CONTROL.search(stderr) or FAKED.search(out) or FAKED.search(stderr)
+        verdict = "unescaped" if raw else "accepted"
+    elif result.returncode != 2:
+        verdict = "traceback"
+    elif one_line and named in stderr and not out and not FAKED.search(stderr):
         verdict = "clear"
     else:
         verdict = "unclear"
     return Outcome(kind, how, str(path), command, verdict, stderr[-2000:])
+
+
+BIG = "1" + "0" * 5000  # past int()'s 4,300 digits
+EVIL_NAME = "Bob\nMALLORY"
+
+
+def can_mount_read_only() -> bool:
+    """Whether this machine lets a process bind-mount a folder read-only in a mount namespace of its own."""
+    with tempfile.TemporaryDirectory(prefix="hostile-ro-") as folder:
+        probe = f'mount --bind -o ro "{folder}" "{folder}" && ! touch "{folder}/x" 2>/dev/null'
+        try:
+            return subprocess.run(["unshare", "-m", "sh", "-c", probe], capture_output=True, timeout=10).returncode == 0
+        except (OSError, subprocess.TimeoutExpired):
+            return False
+
+
+def argument_attacks(folder: Path, busy_port: int) -> list[tuple[str, str, Path, list[str], Attack]]:
+    """The command line's attacks (the module's docstring): (kind, how, the file or flag, command, attack); each
+    attack on a game file has a copy of its own in ``folder``."""
+    jobs: list[tuple[str, str, Path, list[str], Attack]] = []
+    n = 0
+
+    def game(example: Path) -> Path:
+        nonlocal n
+        n += 1
+        own = folder / f"attack-{n:03d}"
+        own.mkdir()
+        for edition in EXAMPLES.glob("city-example.yaml"):
+            shutil.copy(edition, own / edition.name)
+        shutil.copy(example, own / example.name)
+        return own / example.name
+
+    def add(how: str, command: list[str], named: str, **attack) -> None:
+        jobs.append(("argument", how, Path(named), command, Attack(named=named, **attack)))
+
+    classic, city = str(CLASSIC_GAME), str(EXAMPLES / "city-game.yaml")
+    add("huge amount", ["rent", "--card", f"{BIG} 1 1 1 1 1 1 1 1"], "--card")
+    add("huge amount", ["pay", str(game(CLASSIC_GAME)), "Bob", "Léa", BIG], "AMOUNT")
+    add("huge amount", ["buy", str(game(EXAMPLES / "city-game.yaml")), "Alice", "Opéra", "--price", f"{BIG}M"], "price")
+    add("huge amount", ["trade", str(game(CLASSIC_GAME)), "Bob", "Léa", "--price", f"1,{BIG}k"], "price")
+    add("huge count", ["undo", str(game(CLASSIC_GAME)), BIG], "N")
+    add("huge count", ["rent", classic, "Gare du Nord", "--dice", BIG], "--dice")
+    add("huge count", ["rent", "--card", "1 2 3 4 5 6 7 8 9", "--residential", BIG], "--residential")
+    add("newline in a name", ["pay", str(game(CLASSIC_GAME)), EVIL_NAME, "Léa", "10"], "PAYER")
+    add("newline in a name", ["rent", classic, EVIL_NAME], "SQUARE")
+    add("newline in a name", ["game", "new", "classic-fr", "--players", f"{EVIL_NAME},Léa"], "-")
+    add("port out of range", ["serve", "--port", "99999"], "--port")
+    add("port out of range", ["serve", "--port", "-1"], "--port")
+    add("port out of range", ["serve", "--port", BIG], "--port")
+    add("port in use", ["serve", "--host", "127.0.0.1", "--port", str(busy_port)], "--port")
+    add("not this machine", ["serve", "--host", "192.0.2.1", "--port", str(busy_port)], "--host")
+    add("not this machine", ["serve", "--host", "nowhere.invalid", "--port", str(busy_port)], "--host")
+    add("not this machine", ["serve", "--host", "a\nMALLORY", "--port", str(busy_port)], "--host")
+    readers = [
+        ["fortune", classic],
+        ["check", classic],
+        ["history", classic],
+        ["rent", classic, "Rue de la Paix"],
+        ["salary", city, "Alice"],
+        ["board", "classic-fr"],
+        ["edition", "template", "city"],
+        ["game", "new", "classic-fr", "--players", "A,B"],
+        ["simulate", str(DEMO)],
+    ]
+    for command in readers:
+        add("stdout on /dev/full", command, "stdout", stdout="/dev/full")
+    disks = ["full", "read-only"] if can_mount_read_only() else ["full"]
+    for disk in disks:
+        for verb, example, rest in [
+            ("pay", CLASSIC_GAME, ["Bob", "Léa", "10"]),
+            ("lift", CLASSIC_GAME, ["Rue Lecourbe"]),
+            ("trade", CLASSIC_GAME, ["Bob", "Léa", "Gare du Nord", "--price", "10"]),
+            ("out", CLASSIC_GAME, ["Malik", "--to", "Léa"]),
+            ("build", EXAMPLES / "city-game.yaml", ["Docks", "--residential", "1"]),
+            ("tax", EXAMPLES / "city-game.yaml", ["Alice", "--pay"]),
+            ("salary", EXAMPLES / "city-game.yaml", ["Alice", "--pay"]),
+        ]:
+            path = game(example)
+            add(f"{disk} disk", [verb, str(path), *rest], str(path), disk=disk, folder=path.parent, kept=path)
+        state = folder / f"state-{disk}"
+        state.mkdir()
+        script = folder / f"settings-{disk}.yaml"  # the settings menu changed, a game started: every save tried
+        script.write_text(
+            "until: 4\nevents:\n  - {at: 0.1, hold: auction, seconds: 2.2}\n  - {at: 2.5, press: build}\n"
+            "  - {at: 2.8, press: power}\n  - {at: 3.1, press: power}\n  - {at: 3.4, press: auction}\n"
+        )
+        run = ["run", "--backend", "headless", "--script", str(script), "--state-dir", str(state)]
+        add(f"{disk} disk", run, str(state), disk=disk, folder=state, unit=True)  # the saves, settings.json
+        trace = str(state / "trace.jsonl")  # on a full disk: dropped with one line; read-only: refused at start
+        add(f"{disk} disk", [*run, "--trace", trace], trace, disk=disk, folder=state, unit=True)
+    return jobs
 
 
 def inputs(folder: Path, count: int, seed: int, special: bool = True) -> list[tuple[str, str, Path]]:
@@ -261,9 +439,15 @@ def inputs(folder: Path, count: int, seed: int, special: bool = True) -> list[tu
 
 
 def hostile_run(
-    count: int = 40, seed: int = 15, workers: int | None = None, keep: Path | None = None, special: bool = True
+    count: int = 40,
+    seed: int = 15,
+    workers: int | None = None,
+    keep: Path | None = None,
+    special: bool = True,
+    arguments: bool = True,
 ) -> dict:
-    """Make the inputs, run every command on each, return the counts and the failures."""
+    """Make the inputs, run every command on each (and, with ``arguments``, the command line's attacks), return
+    the counts and the failures."""
     started = time.monotonic()
     with tempfile.TemporaryDirectory(prefix="hostile-") as name:
         folder = Path(name)
@@ -271,14 +455,17 @@ def hostile_run(
             shutil.copy(example, folder / example.name)
         script = folder / "tiny-script.yaml"
         script.write_text("until: 0.2\n")
-        jobs = []
+        jobs: list[tuple[str, str, Path, list[str], Attack | None]] = []
         for kind, how, path in inputs(folder, count, seed, special):
             kinds = list(SEEDS) if kind == "any" else [kind]
             for k in kinds:
-                jobs += [(k, how, path, command) for command in commands(k, str(path), str(script))]
+                jobs += [(k, how, path, command, None) for command in commands(k, str(path), str(script))]
+        busy = socket.create_server(("127.0.0.1", 0))  # a port in use, for serve
+        if arguments:
+            jobs += argument_attacks(folder, busy.getsockname()[1])
         workers = workers or min(8, os.cpu_count() or 2)
-        with concurrent.futures.ThreadPoolExecutor(workers) as pool:
-            outcomes = list(pool.map(lambda job: run_one(*job, cwd=folder), jobs))
+        with busy, concurrent.futures.ThreadPoolExecutor(workers) as pool:
+            outcomes = list(pool.map(lambda job: run_one(*job[:4], cwd=folder, attack=job[4]), jobs))
         failures = [o for o in outcomes if o.verdict not in ("clear", "accepted")]
         if keep is not None and failures:
             keep.mkdir(parents=True, exist_ok=True)
@@ -288,9 +475,10 @@ def hostile_run(
                     shutil.copy(source, keep / source.name)
             (keep / "failures.json").write_text(json.dumps([o.__dict__ for o in failures], indent=1))
     counts = {v: sum(1 for o in outcomes if o.verdict == v) for v in VERDICTS}
-    files = len({o.path for o in outcomes})
+    files = len({o.path for o in outcomes if o.kind != "argument"})
     return {
         "files": files,
+        "attacks": sum(1 for o in outcomes if o.kind == "argument"),  # the command line's, the outputs', the disks'
         "runs": len(outcomes),
         **counts,
         "seconds": round(time.monotonic() - started, 1),
@@ -719,6 +907,7 @@ def main() -> int:
     parser.add_argument("--count", type=int, default=40, help="mutated files per kind (default 40)")
     parser.add_argument("--seed", type=int, default=15)
     parser.add_argument("--keep", type=Path, help="copy the inputs that failed here, with failures.json")
+    parser.add_argument("--no-arguments", action="store_true", help="the files only: not the command line's attacks")
     parser.add_argument("--web", action="store_true", help="attack the web service instead (see above)")
     parser.add_argument("--seconds", type=float, default=15.0, help="--web: seconds of each phase (default 15)")
     parser.add_argument("--attack", choices=sorted(EXTRA), help="one more attack instead (see EXTRA)")
@@ -731,10 +920,10 @@ def main() -> int:
         sys.path.insert(0, str(ROOT))
         print(json.dumps(web_attacks(args.seconds), indent=1))
         return 0
-    result = hostile_run(args.count, args.seed, keep=args.keep)
+    result = hostile_run(args.count, args.seed, keep=args.keep, arguments=not args.no_arguments)
     for failure in result["failures"]:
         last = failure["stderr"].strip().splitlines()[-1:] or [""]
-        print(f"{failure['verdict']:9} {failure['how']:18} {' '.join(failure['command'][:1])} {failure['path']}")
+        print(f"{failure['verdict']:9} {failure['how']:18} {' '.join(failure['command'])[:120]!r}")
         print(f"          {last[0][:160]!r}")
     summary = {k: v for k, v in result.items() if k != "failures"}
     print(json.dumps(summary))

@@ -237,8 +237,11 @@ def write_doc(results: dict, figures: dict) -> None:
         ),
         (
             f"Hostile inputs: {hostile.get('files', '?')} files (mutations of the valid ones: truncation, "
-            "duplication, huge and YAML 1.1 numbers, escape codes and invisible characters, wrong types, deep "
-            f"nesting, lists of 10,000; special files) in {hostile.get('runs', '?')} command runs",
+            "duplication, huge, tiny and YAML 1.1 numbers, escape codes, newlines and invisible characters in names, "
+            "wrong types, blocks given a scalar, deep nesting, lists of 10,000, a game's edition pointed at a device; "
+            f"special files) and {hostile.get('attacks', '?')} command-line attacks (5,000-digit amounts, serve's port "
+            "out of range or in use, every output on /dev/full, the bank's verbs and the unit on a full and a "
+            f"read-only disk) in {hostile.get('runs', '?')} command runs",
             f"{status('hostile')}: {hostile.get('clear', '?')} clear, {hostile.get('accepted', '?')} accepted "
             f"(still valid), {hostile.get('unescaped', '?')} unescaped, {hostile.get('unclear', '?')} unclear, "
             f"{hostile.get('traceback', '?')} traceback, {hostile.get('hang', '?')} hang "

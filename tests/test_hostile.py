@@ -15,7 +15,15 @@ import hostile  # noqa: E402
 
 @pytest.mark.slow
 def test_a_few_mutated_files_give_only_clear_lines():
-    result = hostile.hostile_run(count=len(hostile.MUTATIONS), seed=2026, special=False)
+    result = hostile.hostile_run(count=len(hostile.MUTATIONS), seed=2026, special=False, arguments=False)
     assert result["runs"] >= 4 * len(hostile.MUTATIONS)
     assert result["failures"] == [], result["failures"]
     assert result["clear"] > result["accepted"]
+
+
+@pytest.mark.slow
+def test_the_command_line_attacks_give_only_clear_lines():
+    """Huge numbers, newlines in names, serve's port, outputs on /dev/full, full and read-only disks."""
+    result = hostile.hostile_run(count=0, special=False)
+    assert result["attacks"] >= 40
+    assert result["failures"] == [], result["failures"]

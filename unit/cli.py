@@ -19,8 +19,8 @@ from typing import Any, NoReturn, TextIO, cast
 from unit import __version__, backends, i18n
 from unit.app import config as configuration
 from unit.app.launch import DEFAULT_PI_STATE_DIR
-from unit.errors import ArgumentError, HardwareError, UserError
-from unit.yamlfile import escape
+from unit.errors import ArgumentError, HardwareError, Text, UserError
+from unit.yamlfile import escape, shown
 
 
 def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> configuration.Config:
@@ -181,11 +181,22 @@ def argparse_said(message: str, words: i18n.Words) -> str:
     name, sep, rest = message.partition(": ") if message.startswith("argument ") else ("", "", message)
     for pattern, key in ARGPARSE:
         if match := re.fullmatch(pattern, rest):  # compiled on an error only, not at every start
-            rest = words(f"cli.argparse.{key}", **match.groupdict())
+            values = match.groupdict()
+            if len(values.get("value", "")) > 60:  # a 5,000-digit --dice is said in a line, not a page
+                values["value"] = values["value"][:57] + "..."
+            rest = words(f"cli.argparse.{key}", **values)
             break
     if sep:
         return words("cli.argparse.argument", name=name.removeprefix("argument "), message=rest)
     return rest
+
+
+def _port(text: str) -> int:
+    """serve --port: a TCP port, 1 to 65535 (a bigger number is no port: said here, not by the socket)."""
+    port = int(text) if text.isascii() and text.isdigit() and len(text) <= 5 else 0
+    if not 1 <= port <= 65535:
+        raise argparse.ArgumentTypeError(i18n.words(Parser.language)("cli.bad_port", got=shown(text)))
+    return port
 
 
 def _press_timeout(text: str) -> float:
@@ -195,7 +206,7 @@ def _press_timeout(text: str) -> float:
     except ValueError:
         seconds = float("nan")
     if not 0.1 <= seconds <= 600:  # also refuses nan and inf
-        raise argparse.ArgumentTypeError(i18n.words(Parser.language)("cli.bad_timeout", got=repr(text)))
+        raise argparse.ArgumentTypeError(i18n.words(Parser.language)("cli.bad_timeout", got=shown(text)))
     return seconds
 
 
@@ -283,7 +294,7 @@ def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
         description="A web page for the phones at the table, beside a running unit (docs/phone.en.md).",
     )
     serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every address, 0.0.0.0)")
-    serve.add_argument("--port", type=int, default=8080, help="port (default: 8080)")
+    serve.add_argument("--port", type=_port, default=8080, help="port (default: 8080)")
     serve.add_argument(
         "--state-dir", metavar="DIR", help=f"the running unit's --state-dir (default on a Pi: {DEFAULT_PI_STATE_DIR})"
     )
@@ -316,7 +327,9 @@ def _with_language(handler: Handler) -> Callable[[argparse.Namespace], int]:
         stdout = sys.stdout
         sys.stdout = cast(TextIO, _Printable(stdout))  # names come from files: no escape code reaches the terminal
         try:
-            return handler(args, language)
+            status = handler(args, language)
+            sys.stdout.flush()  # what is still buffered: a full disk said now, not as a traceback at exit
+            return status
         finally:
             sys.stdout = stdout
 
@@ -343,16 +356,34 @@ def flag_name(argument: str) -> str:
 
 
 class _Printable:
-    """A text stream that escapes control and invisible characters (keeping newlines and tabs)."""
+    """A text stream that escapes control and invisible characters (keeping newlines and tabs), and says a failed
+    write (a full disk, ``> /dev/full``) as the one line: :func:`output_error`."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
 
     def write(self, text: str) -> int:
-        return self._stream.write(escape(text, keep="\n\t"))
+        try:
+            return self._stream.write(escape(text, keep="\n\t"))
+        except OSError as error:
+            raise output_error(error) from None
+
+    def flush(self) -> None:
+        try:
+            self._stream.flush()
+        except OSError as error:
+            raise output_error(error) from None
 
     def __getattr__(self, name: str) -> Any:
         return getattr(self._stream, name)
+
+
+def output_error(error: OSError) -> OSError | UserError:
+    """A write to stdout that failed, as the line ``stdout: cannot write the output: No space left on device``; a
+    reader gone away (``| head``) stays a BrokenPipeError, which ends the command quietly."""
+    if isinstance(error, BrokenPipeError):
+        return error
+    return UserError("stdout", Text("cli.cannot_write", what=Text("cli.output"), why=error.strerror or error))
 
 
 def _drop_unwritable_stdout() -> None:

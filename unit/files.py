@@ -1,7 +1,8 @@
 """Files written so that a power cut leaves the old one or the new one, never half of each.
 
-Shared by the unit's state folder (unit.app.persist, unit.app.settings) and the
-calculator's files on the phone (unit.web.store).
+Shared by the unit's state folder (unit.app.persist, unit.app.settings), the
+calculator's files on the phone (unit.web.store) and the game files the bank's verbs write
+(unit.calculator.bank_commands).
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import os
 import tempfile
 from pathlib import Path
+
+from unit.errors import Text, UserError
 
 
 def write_atomically(path: Path, data: bytes) -> None:
@@ -28,6 +31,15 @@ def write_atomically(path: Path, data: bytes) -> None:
         Path(temporary).unlink(missing_ok=True)
         raise
     sync_directory(path.parent)
+
+
+def write_or_say(path: Path, data: bytes) -> None:
+    """:func:`write_atomically` for a file a command was given: a full or read-only disk is the one line
+    ``game.yaml: cannot write it: No space left on device (the file is as it was)``, and the file is unchanged."""
+    try:
+        write_atomically(path, data)
+    except OSError as error:
+        raise UserError(str(path), Text("errors.cannot_write", why=error.strerror or str(error))) from None
 
 
 def sync_directory(directory: Path) -> None:

@@ -18,6 +18,7 @@ import os
 import re
 import stat
 import unicodedata
+from collections.abc import Iterable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -195,6 +196,13 @@ def escape(text: str, keep: str = "") -> str:
     if text.isprintable():
         return text
     return "".join(c if c in keep or not _invisible(c) else repr(c)[1:-1] for c in text)
+
+
+def printed_lines(lines: Iterable[str]) -> str:
+    """``lines`` joined for printing, each kept on its line: a newline or escape code inside one (a name read from
+    a file, « Bob\\nGagnant : Mallory ») is escaped, so a name can neither fake a line nor move the cursor. Every
+    command that prints names as lines prints them through this (the calculator's, the bank's)."""
+    return "\n".join(escape(line, keep="\t") for line in lines)
 
 
 def _invisible(c: str) -> bool:

@@ -124,10 +124,10 @@ SCHEMA: dict[str, Any] = {
         "i2c_port": _integer(0, 99),
         "i2c_address": _integer(0x03, 0x77),
         "rotate": _integer(0, 3),
-        "retry_seconds": _number(positive=True, maximum=3600),
+        "retry_seconds": _number(positive=True, minimum=0.05, maximum=3600),  # 1e-9 would spin a core
         "brightness": _choice(Brightness),
         "dim_after_minutes": _number(positive=True, maximum=MINUTES_IN_A_WEEK),
-        "shift_minutes": _number(positive=True, maximum=MINUTES_IN_A_WEEK),
+        "shift_minutes": _number(positive=True, minimum=0.1, maximum=MINUTES_IN_A_WEEK),  # idem
     },
     "menu": {
         "hold_seconds": _number(positive=True, maximum=60),

@@ -20,7 +20,8 @@ from unit.calculator import position as positions
 from unit.calculator.history import Entry
 from unit.calculator.names import Names
 from unit.errors import ArgumentError, UserError
-from unit.files import write_atomically
+from unit.files import write_or_say
+from unit.yamlfile import printed_lines
 
 Handler = Callable[[argparse.Namespace, str], int]
 
@@ -42,7 +43,7 @@ class GameFile:
             raise UserError(str(self.path), bank.say(language, "too_large", n=len(text), m=yamlfile.MAX_BYTES))
         if yamlfile.read_bounded(self.path, what="game file") != self.raw:
             raise UserError(str(self.path), bank.say(language, "changed_meanwhile"))
-        write_atomically(self.path, text)
+        write_or_say(self.path, text)  # a full or read-only disk: one line
 
 
 def record(args: argparse.Namespace, language: str, action: bank.Action) -> int:
@@ -70,7 +71,7 @@ def show(args: argparse.Namespace, game: positions.Game, entry: Entry, language:
     if players:
         cash = " · ".join(f"{p.name} {money.text(game.kind, p.cash, language)}" for p in players)
         lines.append(bank.say(language, "cash", c=cash))
-    print("\n".join(lines))
+    print(printed_lines(lines))
 
 
 def amount(text: str, argument: str, language: str) -> int:
@@ -155,7 +156,7 @@ def cmd_undo(args: argparse.Namespace, language: str) -> int:
         bank.say(language, "undone", e=f"{total - i}. {bank.describe(file.game, e, language)}")
         for i, e in enumerate(undone)
     ]
-    print("\n".join(lines))
+    print(printed_lines(lines))
     return 0
 
 
@@ -176,7 +177,7 @@ def cmd_history(args: argparse.Namespace, language: str) -> int:
     for i, entry in enumerate(game.history, 1):
         lines.append(f"  {i}. {bank.describe(game, entry, language)}")
         lines += [f"       {line}" for line in bank.describe_changes(entry, language)]
-    print("\n".join(lines))
+    print(printed_lines(lines))
     return 0
 
 

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from importlib import resources
 from typing import Any
 
-from unit import i18n
+from unit import i18n, yamlfile
 from unit.calculator import edition as editions
 from unit.calculator import money, rules
 from unit.calculator import position as positions
@@ -29,6 +29,7 @@ from unit.calculator.names import Names
 from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation, said, words
 from unit.errors import ArgumentError, Text, UserError
 from unit.fields import name_key
+from unit.yamlfile import printed_lines
 
 #: A command: its parsed arguments and the table's language in, its exit status out.
 Handler = Callable[[argparse.Namespace, str], int]
@@ -38,7 +39,7 @@ def emit(args: argparse.Namespace, obj: dict[str, Any], lines: list[str]) -> Non
     if args.json:
         print(json.dumps(obj, ensure_ascii=False))
     else:
-        print("\n".join(lines))
+        print(printed_lines(lines))  # a newline in a name cannot fake a line
 
 
 def bullets(explanation: Iterable[Text], w: i18n.Words) -> list[str]:
@@ -292,7 +293,7 @@ def cmd_sell(args: argparse.Namespace, language: str) -> int:
 
 def cmd_board(args: argparse.Namespace, language: str) -> int:
     edition = editions.load(args.edition, language=language)
-    print("\n".join(board_lines(edition, language)))
+    print(printed_lines(board_lines(edition, language)))
     return 0
 
 
@@ -511,7 +512,7 @@ def whole_number(language: str) -> Callable[[str], int]:
     def parse(text: str) -> int:
         if text.strip().lstrip("+-").isdigit() and text.strip().isascii() and len(text.strip()) <= 30:
             return int(text)
-        raise argparse.ArgumentTypeError(words(language, "args.whole_number", got=repr(text)))
+        raise argparse.ArgumentTypeError(words(language, "args.whole_number", got=yamlfile.shown(text, 60)))
 
     return parse
 

@@ -223,7 +223,12 @@ def load(name_or_path: str, relative_to: Path | None = None, where: str | None =
                 where, Text("calculator.edition.no_such_named", e=repr(name_or_path), hint=hint, shipped=shipped)
             )
         raise UserError(name_or_path, Text("calculator.edition.no_such", hint=hint, shipped=shipped))
-    return parse_text(yamlfile.read_bounded(path, what="edition"), str(path), language)
+    try:
+        return parse_text(yamlfile.read_bounded(path, what="edition"), str(path), language)
+    except UserError as error:
+        if where is None:
+            raise
+        raise UserError(f"{where}: {error.where}", error.message) from None  # the game file that points at it
 
 
 _kept: OrderedDict[tuple[str, str, str], Edition | UserError] = OrderedDict()
@@ -353,7 +358,8 @@ def _classic(top: dict[str, Any], source: str, language: str) -> ClassicEdition:
     if top["streets"] is None:  # a rules-only edition: deeds to be copied by the owner
         return ClassicEdition(source, name, rules, {}, {}, {}, {}, complete=False)
     groups = {}
-    for colour, raw in fields.mapping(top["groups"], where("groups"), optional=tuple(top["groups"] or ())).items():
+    colours = tuple(top["groups"]) if isinstance(top["groups"], dict) else ()  # `groups: 5`: said by mapping()
+    for colour, raw in fields.mapping(top["groups"], where("groups"), optional=colours).items():
         spec = fields.mapping(raw, where(f"groups.{colour}"), required=("house_cost", "size"), optional=("fr",))
         groups[str(colour)] = {
             "fr": str(spec.get("fr", colour)),

@@ -34,6 +34,7 @@ from unit.calculator.rulebook import words as catalog
 from unit.errors import Say, Text, UserError
 
 MAX_AMOUNT = 10**12
+_MOST_DIGITS = 40  # more digits than any amount needs, even with a scale (12,5M)
 SPACES = " \u00a0\u202f\u2009"  # space, no-break space, narrow no-break space (French), thin space
 _GROUPED = rf"[0-9]{{1,3}}(?P<sep>[{SPACES}.,])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*"
 _SPACED = rf"[0-9]{{1,3}}(?P<sep>[{SPACES}])[0-9]{{3}}(?:(?P=sep)[0-9]{{3}})*"
@@ -60,6 +61,10 @@ def parse(value: object, where: str, language: str = "fr") -> int:
     if isinstance(value, int):
         amount = value
     elif isinstance(value, str):
+        if sum(c.isdigit() for c in value) > _MOST_DIGITS:  # int() refuses 4,300 digits: said here first
+            sep = catalog(language, "money.thousands_separator")
+            got = shown(value, language)
+            raise UserError(where, words("too_big", max=f"{MAX_AMOUNT:,}".replace(",", sep), got=got))
         amount = _parse_text(value.strip(), where, words)
     else:
         raise UserError(where, words("expected", got=shown(value, language)))

@@ -2,30 +2,49 @@
 
 from __future__ import annotations
 
+import errno
 import logging
+import socket
 from typing import Any
 
 import uvicorn
 
 from unit import i18n
+from unit.errors import ArgumentError, Text
 from unit.web import guard
 from unit.web.app import create_app
+from unit.yamlfile import escape
 
 log = logging.getLogger(__name__)
 
 
 def serve(host: str, port: int, state_dir: str | None, language: str, data_dir: str | None = None) -> None:
-    """Serve until interrupted; says where, and whether the unit's socket is expected."""
+    """Serve until interrupted; says where, and whether the unit's socket is expected. A port in use or an address
+    that is not this machine's is one line (:func:`listen`), exit status 2: systemd does not restart it for ever."""
+    where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    listener = listen(host, port, where)
     app = create_app(state_dir, language, data_dir)
     app.state.web.hub.listening = (host, port)  # the unit shows it on its phone screen
     config = uvicorn.Config(**options(guard.HostCheck(app), host, port, guard.Shares()))
     server = uvicorn.Server(config)
-    where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     words = i18n.words(language)  # said in the pages' own language, French by default
-    print(words("web.serving", where=where), flush=True)
+    print(words("web.serving", where=escape(where)), flush=True)
     if state_dir is None:
         print(words("web.serving_no_unit"), flush=True)
-    server.run()
+    server.run(sockets=[listener])
+
+
+def listen(host: str, port: int, where: str) -> socket.socket:
+    """The listening socket, bound here rather than by uvicorn (which logs the error and exits 1): a port in use
+    is ``--port: cannot listen on http://0.0.0.0:8080/: Address already in use``, a name that does not resolve
+    or is not this machine's the same with ``--host``."""
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET  # as uvicorn's own bind_socket()
+    try:
+        return socket.create_server((host, port), family=family, backlog=2048)
+    except OSError as error:
+        argument = "port" if error.errno in (errno.EADDRINUSE, errno.EACCES) else "host"
+        why = (error.strerror or str(error)).partition(" (while attempting")[0]  # the address is said already
+        raise ArgumentError(argument, Text("cli.cannot_listen", address=where, why=why)) from None
 
 
 def options(app: guard.App, host: str, port: int, shares: guard.Shares) -> dict[str, Any]:
