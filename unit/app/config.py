@@ -136,7 +136,7 @@ SCHEMA: dict[str, Any] = {
 }
 
 
-def buzzer_problem(buzzer: dict) -> Text | None:
+def buzzer_problem(buzzer: dict[str, Any]) -> Text | None:
     """Why a passive buzzer with these settings could not play every tone of the unit, or None.
 
     gpiozero's TonalBuzzer plays from ``octaves`` below to ``octaves`` above ``mid_tone_hz``, rounded to
@@ -168,7 +168,7 @@ def buzzer_problem(buzzer: dict) -> Text | None:
 # --- loading -------------------------------------------------------------------------------
 
 
-def defaults() -> dict:
+def defaults() -> dict[str, Any]:
     # A plain path beside this module: importlib.resources costs about 2 ms of CPU (20 ms on a tenth of a core).
     with open(os.path.join(os.path.dirname(__file__), "defaults.yaml"), encoding="utf-8") as file:
         text = file.read()
@@ -181,7 +181,7 @@ class Layers:
     """Override layers merged over the defaults, remembering who set each key."""
 
     def __init__(self) -> None:
-        self.merged: dict = {}
+        self.merged: dict[str, Any] = {}
         self.origin: dict[str, str] = {}
         self.add(defaults(), DEFAULTS_NAME)
 
@@ -189,7 +189,7 @@ class Layers:
         """Check ``overrides`` against the schema and merge it in; ``source`` names it in errors."""
         self._merge(self.merged, overrides, SCHEMA, "", source)
 
-    def _merge(self, into: dict, overrides: Any, schema: dict, prefix: str, source: str) -> None:
+    def _merge(self, into: dict[str, Any], overrides: Any, schema: dict[str, Any], prefix: str, source: str) -> None:
         if not isinstance(overrides, dict):
             where = f"{source}: {prefix.rstrip('.')}" if prefix else source
             raise UserError(where, Text("errors.expected_settings", got=fields.got(overrides)))
