@@ -24,11 +24,15 @@ the file's version; a change made from an older version is refused with
 
 from __future__ import annotations
 
+import functools
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from jinja2 import Environment
+from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -415,10 +419,34 @@ def show_game(
     variant = variant_of(game, variant_text)
     owners = game.owners()
     free = [s["name"] for s in squares_of(game) if s["kind"] != "tax" and s["name"] not in owners]
-    values = {}
-    for player in game.players:
-        for h in player.holdings:
-            values[city_or_classic_name(h)] = holding_value(game, player, h, variant, lang)
+    bank = bank_page.values(game, dict(request.query_params), variant, lang)
+    groups = group_of(game)
+    names = tuple(p.name for p in game.players)
+    templates = web_of(request).templates
+
+    def card(i: int, index: int, holding: Any, csrf: str) -> Markup:
+        """The card of the ``index``-th holding of player ``i``: its markup as kept, with this page's token."""
+        player = game.players[i]
+        name = city_or_classic_name(holding)
+        group = groups.get(name, "")
+        view = CardView(
+            lang=lang,
+            game_name=loaded.name,
+            kind=game.kind,
+            variant=variant,
+            player=i,
+            index=index,
+            players=names,
+            holding=holding,
+            tower=player.tower == name,
+            group=group,
+            group_label=group_label(game, group, lang),
+            value=money_text(game.kind, holding_value(game, player, holding, variant, lang), lang),
+            taps=tuple(bank["bank_cards"].get(name, ())),
+            error=error.message if error is not None and error.field == f"h-{name}" else "",
+        )
+        return card_markup(templates, view, csrf, loaded.version)
+
     return page(
         request,
         "game",
@@ -429,17 +457,64 @@ def show_game(
         kind=game.kind,
         variant=variant,
         free=free,
-        values=values,
+        card=card,
         fmt=lambda amount: money_text(game.kind, amount, lang),
-        groups=group_of(game),
-        group_label=lambda group: group_label(game, group, lang),
-        hazards=HAZARDS,
-        bonuses=BONUSES,
         problems=problems(game, variant, lang),
         error=error,
         confirm=confirm,
         sale=bank_page.sale_offer(request, loaded.name, game),
-        **bank_page.values(game, dict(request.query_params), variant, lang),
+        **bank,
+    )
+
+
+@dataclass(frozen=True)
+class CardView:
+    """Everything one holding's card shows (templates/game_card.html), and nothing else: the key of its markup.
+
+    A game page has a card for every holding (22 in a City game, 5 KB each with the folded corrections) and a
+    payment changes none of them: the markup is rendered once for what it shows and kept (:func:`card_markup`),
+    which takes most of the page's time off a payment. The session's token and the file's version are put in
+    when the page is served."""
+
+    lang: str
+    game_name: str
+    kind: str
+    variant: str | None
+    player: int  # the holder's place at the table
+    index: int  # the card's place among the holder's
+    players: tuple[str, ...]  # every player's name, in order: the « give » list
+    holding: positions.CityHolding | positions.ClassicHolding
+    tower: bool  # the holder's Monopoly Tower stands here
+    group: str
+    group_label: str
+    value: str  # what the holding counts for, in words: « M 40k »
+    taps: tuple[bank_page.Tap, ...]  # the bank's taps on the card, with their prices
+    error: str  # the refusal the page shows on this card, if any
+
+
+#: Where the token and the version go in a kept card: no text from a file or a form can look like them, since every
+#: value's « < » is escaped.
+CSRF_MARK, VERSION_MARK = "<csrf>", "<version>"
+
+
+def card_markup(templates: Environment, view: CardView, csrf: str, version: str) -> Markup:
+    """The card's markup for this page: the kept one, with this session's token and this file's version."""
+    kept = _card_markup(templates, view)
+    return Markup(kept.replace(CSRF_MARK, escape(csrf)).replace(VERSION_MARK, escape(version)))
+
+
+@functools.lru_cache(maxsize=512)  # a few games' cards, in both languages: a few MB at most
+def _card_markup(templates: Environment, view: CardView) -> str:
+    return templates.get_template("game_card.html").render(
+        c=view,
+        w=i18n.words(view.lang),
+        kind=view.kind,
+        variant=view.variant,
+        game_name=view.game_name,
+        hazards=HAZARDS,
+        bonuses=BONUSES,
+        csrf=Markup(CSRF_MARK),
+        version=Markup(VERSION_MARK),
     )
 
 
