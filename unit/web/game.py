@@ -413,23 +413,27 @@ def show_game(
     status: int = 200,
     confirm: dict[str, Any] | None = None,
 ) -> Response:
-    """The position: every player, their cash and holdings, each holding's value, the problems."""
+    """The position: every player, their cash and holdings, each holding's value, the problems.
+
+    Each player's part and each card is rendered from a view of what it shows (:class:`PlayerView`,
+    :class:`CardView`) and kept: a payment renders again only the two players it changes."""
     lang = language_of(request)
     game = loaded.game
     variant = variant_of(game, variant_text)
     owners = game.owners()
-    free = [s["name"] for s in squares_of(game) if s["kind"] != "tax" and s["name"] not in owners]
+    free = tuple(s["name"] for s in squares_of(game) if s["kind"] != "tax" and s["name"] not in owners)
     bank = bank_page.values(game, dict(request.query_params), variant, lang)
     groups = group_of(game)
     names = tuple(p.name for p in game.players)
+    for_sale = tuple(bank["bank_for_sale"])
+    said = None if error is None else Said(error.field, error.message)
     templates = web_of(request).templates
 
-    def card(i: int, index: int, holding: Any, csrf: str) -> Markup:
-        """The card of the ``index``-th holding of player ``i``: its markup as kept, with this page's token."""
+    def card(i: int, index: int, holding: Any) -> CardView:
         player = game.players[i]
         name = city_or_classic_name(holding)
         group = groups.get(name, "")
-        view = CardView(
+        return CardView(
             lang=lang,
             game_name=loaded.name,
             kind=game.kind,
@@ -443,9 +447,34 @@ def show_game(
             group_label=group_label(game, group, lang),
             value=money_text(game.kind, holding_value(game, player, holding, variant, lang), lang),
             taps=tuple(bank["bank_cards"].get(name, ())),
-            error=error.message if error is not None and error.field == f"h-{name}" else "",
+            error=said if said is not None and said.field == f"h-{name}" else None,
         )
-        return card_markup(templates, view, csrf, loaded.version)
+
+    def player(i: int, csrf: str) -> Markup:
+        """Player ``i``'s part of the page, their cards in it, as kept, with this page's token and version."""
+        p = game.players[i]
+        view = PlayerView(
+            lang=lang,
+            game_name=loaded.name,
+            kind=game.kind,
+            variant=variant,
+            player=i,
+            players=names,
+            name=p.name,
+            cash=money_text(game.kind, p.cash, lang),
+            tower=p.tower,
+            exemption=p.exemption_card,
+            holdings=tuple(city_or_classic_name(h) for h in p.holdings),
+            taps=tuple(bank["bank_players"][p.name]),
+            for_sale=for_sale,
+            free=free,
+            error=said,
+        )
+        cards = "".join(
+            f"\n    {kept(templates, 'game_card.html', card(i, k, h))}\n  " for k, h in enumerate(p.holdings)
+        )
+        section = kept(templates, "game_player.html", view).replace(CARDS_MARK, cards)
+        return Markup(section.replace(CSRF_MARK, escape(csrf)).replace(VERSION_MARK, escape(loaded.version)))
 
     return page(
         request,
@@ -456,9 +485,7 @@ def show_game(
         game=game,
         kind=game.kind,
         variant=variant,
-        free=free,
-        card=card,
-        fmt=lambda amount: money_text(game.kind, amount, lang),
+        player=player,
         problems=problems(game, variant, lang),
         error=error,
         confirm=confirm,
@@ -468,13 +495,41 @@ def show_game(
 
 
 @dataclass(frozen=True)
+class Said:
+    """A refusal as the page shows it: its sentence, and the field (an element id) it is about."""
+
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """Everything one player's part of the game page shows (templates/game_player.html) but their cards, and nothing
+    else: the key of its markup. A payment changes two players' cash: the others' parts are the ones kept."""
+
+    lang: str
+    game_name: str
+    kind: str
+    variant: str | None
+    player: int  # the player's place at the table
+    players: tuple[str, ...]  # every player's name, in order: whom to pay, whom to give to
+    name: str
+    cash: str  # in words: « M 12,5M »
+    tower: str | None
+    exemption: bool
+    holdings: tuple[str, ...]  # the names of their holdings (where the tower may stand; none: they may leave)
+    taps: tuple[bank_page.Tap, ...]  # the bank's taps for them, with their prices
+    for_sale: tuple[tuple[str, str], ...]  # the squares nobody holds, with their printed price
+    free: tuple[str, ...]  # the same, for the corrections' « add »
+    error: Said | None  # the page's refusal, if any
+
+
+@dataclass(frozen=True)
 class CardView:
     """Everything one holding's card shows (templates/game_card.html), and nothing else: the key of its markup.
 
     A game page has a card for every holding (22 in a City game, 5 KB each with the folded corrections) and a
-    payment changes none of them: the markup is rendered once for what it shows and kept (:func:`card_markup`),
-    which takes most of the page's time off a payment. The session's token and the file's version are put in
-    when the page is served."""
+    payment changes none of them: the markup is rendered once for what it shows and kept (:func:`kept`)."""
 
     lang: str
     game_name: str
@@ -489,32 +544,30 @@ class CardView:
     group_label: str
     value: str  # what the holding counts for, in words: « M 40k »
     taps: tuple[bank_page.Tap, ...]  # the bank's taps on the card, with their prices
-    error: str  # the refusal the page shows on this card, if any
+    error: Said | None  # the page's refusal when it is about this card
 
 
-#: Where the token and the version go in a kept card: no text from a file or a form can look like them, since every
-#: value's « < » is escaped.
-CSRF_MARK, VERSION_MARK = "<csrf>", "<version>"
+#: Where the session's token, the file's version and a player's cards go in kept markup: no text from a file or a
+#: form can look like them, since every value's « < » is escaped.
+CSRF_MARK, VERSION_MARK, CARDS_MARK = "<csrf>", "<version>", "<cards>"
 
 
-def card_markup(templates: Environment, view: CardView, csrf: str, version: str) -> Markup:
-    """The card's markup for this page: the kept one, with this session's token and this file's version."""
-    kept = _card_markup(templates, view)
-    return Markup(kept.replace(CSRF_MARK, escape(csrf)).replace(VERSION_MARK, escape(version)))
-
-
-@functools.lru_cache(maxsize=512)  # a few games' cards, in both languages: a few MB at most
-def _card_markup(templates: Environment, view: CardView) -> str:
-    return templates.get_template("game_card.html").render(
+@functools.lru_cache(maxsize=512)  # a few games' players and cards, in both languages: a few MB at most
+def kept(templates: Environment, name: str, view: PlayerView | CardView) -> str:
+    """The markup of template ``name`` for ``view``, rendered from the view alone (its only input but the words of
+    its language), with marks where the token, the version and the cards go (:data:`CSRF_MARK`...)."""
+    return templates.get_template(name).render(
         c=view,
         w=i18n.words(view.lang),
         kind=view.kind,
         variant=view.variant,
         game_name=view.game_name,
+        error=view.error,
         hazards=HAZARDS,
         bonuses=BONUSES,
         csrf=Markup(CSRF_MARK),
         version=Markup(VERSION_MARK),
+        cards=Markup(CARDS_MARK),
     )
 
 
