@@ -420,12 +420,11 @@ def show_game(
     lang = language_of(request)
     game = loaded.game
     variant = variant_of(game, variant_text)
-    owners = game.owners()
-    free = tuple(s["name"] for s in squares_of(game) if s["kind"] != "tax" and s["name"] not in owners)
     bank = bank_page.values(game, dict(request.query_params), variant, lang)
     groups = group_of(game)
     names = tuple(p.name for p in game.players)
     for_sale = tuple(bank["bank_for_sale"])
+    free = tuple(name for name, _label in for_sale)  # the squares nobody holds, in board order (taxes are not held)
     said = None if error is None else Said(error.field, error.message)
     templates = web_of(request).templates
 
