@@ -32,7 +32,6 @@ from typing import Any
 from urllib.parse import urlencode
 
 from jinja2 import Environment
-from markupsafe import Markup, escape
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -449,8 +448,9 @@ def show_game(
             error=said if said is not None and said.field == f"h-{name}" else None,
         )
 
-    def player(i: int, csrf: str) -> Markup:
-        """Player ``i``'s part of the page, their cards in it, as kept, with this page's token and version."""
+    def player(i: int, csrf: str, version: str) -> Kept:
+        """Player ``i``'s part of the page, their cards in it, as kept, with this page's token and version (as the
+        template escaped them)."""
         p = game.players[i]
         view = PlayerView(
             lang=lang,
@@ -473,7 +473,7 @@ def show_game(
             f"\n    {kept(templates, 'game_card.html', card(i, k, h))}\n  " for k, h in enumerate(p.holdings)
         )
         section = kept(templates, "game_player.html", view).replace(CARDS_MARK, cards)
-        return Markup(section.replace(CSRF_MARK, escape(csrf)).replace(VERSION_MARK, escape(loaded.version)))
+        return Kept(section.replace(CSRF_MARK, csrf).replace(VERSION_MARK, version))
 
     return page(
         request,
@@ -546,6 +546,13 @@ class CardView:
     error: Said | None  # the page's refusal when it is about this card
 
 
+class Kept(str):
+    """Markup the templates put in as it is (Jinja's ``__html__`` protocol): a kept part, or a mark in it."""
+
+    def __html__(self) -> str:
+        return str(self)
+
+
 #: Where the session's token, the file's version and a player's cards go in kept markup: no text from a file or a
 #: form can look like them, since every value's « < » is escaped.
 CSRF_MARK, VERSION_MARK, CARDS_MARK = "<csrf>", "<version>", "<cards>"
@@ -564,9 +571,9 @@ def kept(templates: Environment, name: str, view: PlayerView | CardView) -> str:
         error=view.error,
         hazards=HAZARDS,
         bonuses=BONUSES,
-        csrf=Markup(CSRF_MARK),
-        version=Markup(VERSION_MARK),
-        cards=Markup(CARDS_MARK),
+        csrf=Kept(CSRF_MARK),
+        version=Kept(VERSION_MARK),
+        cards=Kept(CARDS_MARK),
     )
 
 
