@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import argparse
 import http.client
+import os
 import re
 import subprocess
 import sys
@@ -99,6 +100,7 @@ def shown_cash(page: str, player: int) -> int:
 
 
 def run(folder: Path, payments: int, limit: CpuLimit | None, pause: float = 0.0) -> dict:
+    load = os.getloadavg()[0]  # the machine's load beside each figure: a shared machine's figures vary with it
     process, port = start(folder, limit)
     try:
         phone = Phone(port)
@@ -122,6 +124,7 @@ def run(folder: Path, payments: int, limit: CpuLimit | None, pause: float = 0.0)
             "p99_ms": percentile(times, 99),
             "max_ms": max(times),
             "file_bytes": (folder / "big.game.yaml").stat().st_size,
+            "load": (load, os.getloadavg()[0]),
         }
     finally:
         process.terminate()
@@ -177,7 +180,8 @@ def main() -> None:
             print(
                 f"{part['entries']} entries, {'full core' if where == 'full' else '10 % of one core'}: "
                 f"{f['n']} payments, p50 {f['p50_ms']:.1f} ms, p99 {f['p99_ms']:.1f} ms, max {f['max_ms']:.1f} ms; "
-                f"server CPU {f['cpu_ms']:.1f} ms a payment; game file {f['file_bytes']} bytes"
+                f"server CPU {f['cpu_ms']:.1f} ms a payment; game file {f['file_bytes']} bytes; "
+                f"load average {f['load'][0]:.1f} to {f['load'][1]:.1f}"
             )
         print(f"{part['entries']} entries: monopoly-city pay, one start: {part['cli_ms']:.0f} ms")
 

@@ -25,6 +25,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from unit.calculator import bank, money  # noqa: E402
 from unit.calculator import position as positions  # noqa: E402
+from unit.web import game as game_page  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
 from unit.web.bank_page import Sales  # noqa: E402
 
@@ -510,3 +511,33 @@ def test_whatever_the_phones_tap_the_cash_and_the_bank_stay_consistent(taps, tmp
         phone.look()
         assert phone.post(action="undo", count=str(len(game.history)), confirm="1").status_code == 303
         assert path.read_bytes() == start
+
+
+@settings(max_examples=25, deadline=None)
+@given(taps=st.lists(FIELDS, max_size=10))
+def test_the_game_page_put_together_from_kept_parts_is_the_page_rendered_afresh(taps, tmp_path_factory):
+    """Each player's part and each card of the game page is kept for what it shows (unit/web/game.py): whatever
+    the taps, the page served is the page rendered with nothing kept, refusals and questions included; and the
+    players' names that look like the marks where the token, the version and the cards go are only names."""
+    data = tmp_path_factory.mktemp("data")
+    (data / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
+    app = create_app(None, "fr", data)
+    phone = Banker(app)
+    phone.create("trois.edition.yaml", "<csrf>, <cards>")
+    for player, square in (("0", "Les Halles"), ("0", "Quai Nord"), ("1", "Port Sud")):  # cards for the taps
+        phone.tap(action="buy", player=player, square=square)
+    for form in taps:
+        phone.look()
+        answer = phone.post(**form)
+        if answer.status_code == 303:
+            answer = phone.http.get(answer.headers["location"])
+            game_page.kept.cache_clear()
+            again = phone.http.get(answer.headers.get("content-location", str(answer.url)))
+        else:  # a refusal or a question changes nothing: the same form again is answered the same
+            game_page.kept.cache_clear()
+            again = phone.post(**form)
+        assert (again.status_code, again.text) == (answer.status_code, answer.text), form
+        assert set(re.findall(r'name="csrf" value="([^"]*)"', answer.text)) == {phone.csrf}
+        assert len(set(re.findall(r'name="version" value="([^"]*)"', answer.text))) == 1
+        assert set(re.findall(r'data-player="([^"]*)"', answer.text)) <= {"&lt;csrf&gt;", "&lt;cards&gt;"}
+        assert not any(mark in answer.text for mark in ("<csrf>", "<version>", "<cards>"))

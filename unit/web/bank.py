@@ -203,15 +203,20 @@ def written(loaded: game.Loaded, after: positions.Game) -> str:
     before = loaded.game
     common = min(len(before.history), len(after.history))
     head, marker, tail = loaded.text.partition(HISTORY_LINE)
-    entries = ["- " + part for part in ("\n" + tail).split("\n- ")[1:]] if marker else []
+    read = "\n" + tail  # each entry starts a line with « - »
     if (
         not before.history
-        or len(entries) != len(before.history)
+        or not marker
+        or read.count("\n- ") != len(before.history)
         or before.history[:common] != after.history[:common]
         or not loaded.text.endswith("\n")
     ):
         return positions.dumps(after, loaded.edition_ref)
-    entries = [e if e.endswith("\n") else e + "\n" for e in entries]
+    if common == len(before.history) and read.startswith("\n- ") and "\n\n- " not in read:
+        kept = tail  # entries added at the end: the history as read, whole (a blank line between entries: cut below)
+    else:
+        entries = ["- " + part for part in read.split("\n- ")[1:]]
+        kept = "".join(e if e.endswith("\n") else e + "\n" for e in entries[:common])
     text = positions.dumps(replace(after, history=()), loaded.edition_ref)
     if not after.history:
         return text
@@ -219,7 +224,7 @@ def written(loaded: game.Loaded, after: positions.Game) -> str:
         positions.dumps(replace(after, players=(), history=(entry,)), loaded.edition_ref).partition(HISTORY_LINE)[2]
         for entry in after.history[common:]
     ]
-    return text + HISTORY_LINE[1:] + "".join(entries[:common] + new)
+    return text + HISTORY_LINE[1:] + kept + "".join(new)
 
 
 def sale_fragment(request: Request) -> Response:

@@ -24,11 +24,14 @@ the file's version; a change made from an older version is refused with
 
 from __future__ import annotations
 
+import functools
 import threading
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
+from jinja2 import Environment
 from starlette.requests import Request
 from starlette.responses import Response
 
@@ -445,16 +448,69 @@ def show_game(
     status: int = 200,
     confirm: dict[str, Any] | None = None,
 ) -> Response:
-    """The position: every player, their cash and holdings, each holding's value, the problems."""
+    """The position: every player, their cash and holdings, each holding's value, the problems.
+
+    Each player's part and each card is rendered from a view of what it shows (:class:`PlayerView`,
+    :class:`CardView`) and kept: a payment renders again only the two players it changes."""
     lang = language_of(request)
     game = loaded.game
     variant = variant_of(game, variant_text)
-    owners = game.owners()
-    free = [s["name"] for s in squares_of(game) if s["kind"] != "tax" and s["name"] not in owners]
-    values = {}
-    for player in game.players:
-        for h in player.holdings:
-            values[city_or_classic_name(h)] = holding_value(game, player, h, variant, lang)
+    bank = bank_page.values(game, dict(request.query_params), variant, lang)
+    groups = group_of(game)
+    names = tuple(p.name for p in game.players)
+    for_sale = tuple(bank["bank_for_sale"])
+    free = tuple(name for name, _label in for_sale)  # the squares nobody holds, in board order (taxes are not held)
+    said = None if error is None else Said(error.field, error.message)
+    templates = web_of(request).templates
+
+    def card(i: int, index: int, holding: Any) -> CardView:
+        player = game.players[i]
+        name = city_or_classic_name(holding)
+        group = groups.get(name, "")
+        return CardView(
+            lang=lang,
+            game_name=loaded.name,
+            kind=game.kind,
+            variant=variant,
+            player=i,
+            index=index,
+            players=names,
+            holding=holding,
+            tower=player.tower == name,
+            group=group,
+            group_label=group_label(game, group, lang),
+            value=money_text(game.kind, holding_value(game, player, holding, variant, lang), lang),
+            taps=tuple(bank["bank_cards"].get(name, ())),
+            error=said if said is not None and said.field == f"h-{name}" else None,
+        )
+
+    def player(i: int, csrf: str, version: str) -> Kept:
+        """Player ``i``'s part of the page, their cards in it, as kept, with this page's token and version (as the
+        template escaped them)."""
+        p = game.players[i]
+        view = PlayerView(
+            lang=lang,
+            game_name=loaded.name,
+            kind=game.kind,
+            variant=variant,
+            player=i,
+            players=names,
+            name=p.name,
+            cash=money_text(game.kind, p.cash, lang),
+            tower=p.tower,
+            exemption=p.exemption_card,
+            holdings=tuple(city_or_classic_name(h) for h in p.holdings),
+            taps=tuple(bank["bank_players"][p.name]),
+            for_sale=for_sale,
+            free=free,
+            error=said,
+        )
+        cards = "".join(
+            f"\n    {kept(templates, 'game_card.html', card(i, k, h))}\n  " for k, h in enumerate(p.holdings)
+        )
+        section = kept(templates, "game_player.html", view).replace(CARDS_MARK, cards)
+        return Kept(section.replace(CSRF_MARK, csrf).replace(VERSION_MARK, version))
+
     return page(
         request,
         "game",
@@ -464,18 +520,96 @@ def show_game(
         game=game,
         kind=game.kind,
         variant=variant,
-        free=free,
-        values=values,
-        fmt=lambda amount: money_text(game.kind, amount, lang),
-        groups=group_of(game),
-        group_label=lambda group: group_label(game, group, lang),
-        hazards=HAZARDS,
-        bonuses=BONUSES,
+        player=player,
         problems=problems(game, variant, lang),
         error=error,
         confirm=confirm,
         sale=bank_page.sale_offer(request, loaded.name, game),
-        **bank_page.values(game, dict(request.query_params), variant, lang),
+        **bank,
+    )
+
+
+@dataclass(frozen=True)
+class Said:
+    """A refusal as the page shows it: its sentence, and the field (an element id) it is about."""
+
+    field: str
+    message: str
+
+
+@dataclass(frozen=True)
+class PlayerView:
+    """Everything one player's part of the game page shows (templates/game_player.html) but their cards, and nothing
+    else: the key of its markup. A payment changes two players' cash: the others' parts are the ones kept."""
+
+    lang: str
+    game_name: str
+    kind: str
+    variant: str | None
+    player: int  # the player's place at the table
+    players: tuple[str, ...]  # every player's name, in order: whom to pay, whom to give to
+    name: str
+    cash: str  # in words: « M 12,5M »
+    tower: str | None
+    exemption: bool
+    holdings: tuple[str, ...]  # the names of their holdings (where the tower may stand; none: they may leave)
+    taps: tuple[bank_page.Tap, ...]  # the bank's taps for them, with their prices
+    for_sale: tuple[tuple[str, str], ...]  # the squares nobody holds, with their printed price
+    free: tuple[str, ...]  # the same, for the corrections' « add »
+    error: Said | None  # the page's refusal, if any
+
+
+@dataclass(frozen=True)
+class CardView:
+    """Everything one holding's card shows (templates/game_card.html), and nothing else: the key of its markup.
+
+    A game page has a card for every holding (22 in a City game, 5 KB each with the folded corrections) and a
+    payment changes none of them: the markup is rendered once for what it shows and kept (:func:`kept`)."""
+
+    lang: str
+    game_name: str
+    kind: str
+    variant: str | None
+    player: int  # the holder's place at the table
+    index: int  # the card's place among the holder's
+    players: tuple[str, ...]  # every player's name, in order: the « give » list
+    holding: positions.CityHolding | positions.ClassicHolding
+    tower: bool  # the holder's Monopoly Tower stands here
+    group: str
+    group_label: str
+    value: str  # what the holding counts for, in words: « M 40k »
+    taps: tuple[bank_page.Tap, ...]  # the bank's taps on the card, with their prices
+    error: Said | None  # the page's refusal when it is about this card
+
+
+class Kept(str):
+    """Markup the templates put in as it is (Jinja's ``__html__`` protocol): a kept part, or a mark in it."""
+
+    def __html__(self) -> str:
+        return str(self)
+
+
+#: Where the session's token, the file's version and a player's cards go in kept markup: no text from a file or a
+#: form can look like them, since every value's « < » is escaped.
+CSRF_MARK, VERSION_MARK, CARDS_MARK = "<csrf>", "<version>", "<cards>"
+
+
+@functools.lru_cache(maxsize=512)  # a few games' players and cards, in both languages: a few MB at most
+def kept(templates: Environment, name: str, view: PlayerView | CardView) -> str:
+    """The markup of template ``name`` for ``view``, rendered from the view alone (its only input but the words of
+    its language), with marks where the token, the version and the cards go (:data:`CSRF_MARK`...)."""
+    return templates.get_template(name).render(
+        c=view,
+        w=i18n.words(view.lang),
+        kind=view.kind,
+        variant=view.variant,
+        game_name=view.game_name,
+        error=view.error,
+        hazards=HAZARDS,
+        bonuses=BONUSES,
+        csrf=Kept(CSRF_MARK),
+        version=Kept(VERSION_MARK),
+        cards=Kept(CARDS_MARK),
     )
 
 

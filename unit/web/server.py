@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import gc
 import logging
 import socket
 from typing import Any
@@ -31,6 +32,11 @@ def serve(host: str, port: int, state_dir: str | None, language: str, data_dir: 
     print(words("web.serving", where=escape(where)), flush=True)
     if state_dir is None:
         print(words("web.serving_no_unit"), flush=True)
+    # The program as started (its modules, templates, editions) lives as long as the service: a full collection
+    # need not look through it again. Without this, one every hundred payments or so took 20 ms of CPU (under
+    # 10 % of a core, a payment's 100 ms; benchmarks/web_bank.py); now 3.
+    gc.collect()
+    gc.freeze()
     server.run(sockets=[listener])
 
 
