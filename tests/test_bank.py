@@ -191,6 +191,18 @@ def test_out_to_the_bank_returns_the_cards():
     assert game.holding("Docks") is not None and after.holding("Docks") is None
 
 
+def test_the_last_player_left_cannot_go_out():
+    # « Le dernier joueur restant en jeu est le vainqueur. »: a game with nobody in it would not read again
+    game = city()
+    game, _ = bank.apply(game, bank.Out("alice"))
+    game, _ = bank.apply(game, bank.Out("bruno"))
+    with pytest.raises(Refused) as refused:
+        bank.apply(game, bank.Out("chloé"))
+    assert refused.value.say(i18n.words("fr")).endswith(
+        "Chloé est le dernier joueur : la partie est finie, et Chloé l'a gagnée"
+    )
+
+
 # --- classic ----------------------------------------------------------------------------------------
 
 

@@ -571,6 +571,8 @@ def _out(game: Game, kind: Rules, action: Out) -> Entry:
     creditor = None if action.creditor is None else party(game, action.creditor, where="CREDITOR")
     if creditor == player.name:
         raise refused("same_player", p=player.name)
+    if len(game.players) == 1:  # « Le dernier joueur restant en jeu est le vainqueur. »: nobody left to play
+        raise refused("last_player", p=player.name)
     changes: list[Change] = []
     proceeds = interest = 0
     for holding in player.holdings:
