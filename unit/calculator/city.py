@@ -23,6 +23,7 @@ from unit.calculator.rulebook import (
     Fortune,
     FortuneReport,
     Mortgage,
+    Place,
     Problems,
     RentReport,
     Rules,
@@ -256,6 +257,16 @@ class MonopolyCity(Rules):
     auction_minimum: ClassVar[int] = AUCTION_MINIMUM
     foreign: ClassVar[tuple[str, ...]] = ("houses", "hotel", "group")
     lacks: ClassVar[dict[str, str]] = {"sell": "sell.city"}
+    holding_fields: ClassVar[tuple[str, ...]] = (
+        "residential",
+        "industrial",
+        "skyscraper",
+        "stadium",
+        "station",
+        "mortgaged",
+        "hazard",
+        "bonus",
+    )
 
     def amount(self, amount: int) -> object:
         return CityAmount(amount)
@@ -277,6 +288,13 @@ class MonopolyCity(Rules):
 
     def find(self, game: Game, typed: str, where: str) -> str:
         return game.city.district(typed, where).name
+
+    def places(self, game: Game) -> list[Place]:
+        return [Place(d.name, "district", d.group) for d in game.city.districts.values()]
+
+    def holding_value(self, game: Game, player: Player, holding: Holding, variant: str | None) -> int:
+        assert isinstance(holding, CityHolding)
+        return district_rent(game, player, holding).amount
 
     def rent_of(self, game: Game, typed: str, dice: int | None) -> RentReport:
         if dice is not None:  # said before the district is looked for

@@ -23,6 +23,7 @@ from unit.calculator.rulebook import (
     Fortune,
     FortuneReport,
     Mortgage,
+    Place,
     Problems,
     RentReport,
     Rules,
@@ -261,6 +262,8 @@ class ClassicMonopoly(Rules):
     variants: ClassVar[tuple[str, ...]] = VARIANTS
     foreign: ClassVar[tuple[str, ...]] = ("residential", "industrial", "hazard", "skyscraper", "tower")
     lacks: ClassVar[dict[str, str]] = {"tax": "tax.classic"}
+    holding_fields: ClassVar[tuple[str, ...]] = ("houses", "hotel", "mortgaged")
+    default_variant: ClassVar[str | None] = "timed"
 
     def starting_cash(self, edition: Edition) -> int | None:
         assert isinstance(edition, ClassicEdition)
@@ -268,6 +271,19 @@ class ClassicMonopoly(Rules):
 
     def find(self, game: Game, typed: str, where: str) -> str:
         return str(game.classic.square(typed, where).name)
+
+    def places(self, game: Game) -> list[Place]:
+        return [Place(s.name, s.kind, getattr(s, "group", "")) for s in game.classic.squares.values()]
+
+    def group_name(self, game: Game, group: str) -> Text | str:
+        """The edition's French name of the colour (« bleu foncé »), its identifier in other languages; none for a
+        station or a utility (its name says it)."""
+        spec = game.classic.groups.get(group)
+        return "" if spec is None else ByLanguage(str(spec["fr"]).split(" (")[0], group)
+
+    def holding_value(self, game: Game, player: Player, holding: Holding, variant: str | None) -> int:
+        assert isinstance(holding, ClassicHolding)
+        return holding_value(game, holding, variant or "timed")
 
     def rent(self, game: Game, name: str, dice: int | None) -> RentReport:
         square = game.classic.squares[name]

@@ -12,7 +12,7 @@ from __future__ import annotations
 from abc import ABC, abstractmethod
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
 
 from unit import i18n
 from unit.errors import ArgumentError, Say, Text, UserError
@@ -245,6 +245,15 @@ class Situation:
     dice: int | None = None
 
 
+class Place(NamedTuple):
+    """A square (classic) or a district (City) in board order: its name, its kind (``street``, ``station``,
+    ``tax``...; ``district``) and its colour group (``""``: none, a station, a utility, a tax)."""
+
+    name: str
+    kind: str
+    group: str
+
+
 # --- a game kind's rules ----------------------------------------------------------------------
 
 
@@ -261,6 +270,10 @@ class Rules(ABC):
     foreign: ClassVar[tuple[str, ...]]
     #: The commands this kind of game has no use for, and the sentence that says why.
     lacks: ClassVar[dict[str, str]] = {}
+    #: A holding's fields as the game file writes them (what a correction may set).
+    holding_fields: ClassVar[tuple[str, ...]]
+    #: The variant played when none is named (classic's ``timed``; City has none).
+    default_variant: ClassVar[str | None] = None
 
     def amount(self, amount: int) -> object:
         """An amount inside a sentence: a number (classic), or a :class:`Text` that writes it the game's way."""
@@ -281,6 +294,22 @@ class Rules(ABC):
     def refuse_variant(self, variant: str | None) -> str | None:
         """The variant a command was asked for, checked: :class:`ArgumentError` if this kind has none."""
         return variant
+
+    def variant_or_default(self, text: str | None) -> str | None:
+        """The variant ``text`` names, or the one played when it names none (a page's ``?variant=``)."""
+        return text if text in self.variants else self.default_variant
+
+    @abstractmethod
+    def places(self, game: Game) -> list[Place]:
+        """Every square (or district) of the edition's board, in board order."""
+
+    def group_name(self, game: Game, group: str) -> Text | str:
+        """A colour group as a reader names it (City's are the edition's own words)."""
+        return group
+
+    @abstractmethod
+    def holding_value(self, game: Game, player: Player, holding: Holding, variant: str | None) -> int:
+        """What ``holding`` counts for in ``player``'s fortune (:meth:`fortunes`' figure for it)."""
 
     @abstractmethod
     def starting_cash(self, edition: Edition) -> int | None:

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
+import functools
 import threading
 import time
 from collections.abc import Callable
@@ -23,9 +24,9 @@ from typing import Any
 from starlette.requests import Request
 
 from unit import i18n
-from unit.calculator import bank, city, classic, money, rules
+from unit.calculator import bank, city, classic, rules
 from unit.calculator import position as positions
-from unit.calculator.edition import CityEdition, ClassicEdition, Street, Tax
+from unit.calculator.edition import CityEdition, ClassicEdition, Street
 from unit.calculator.rulebook import RentReport
 from unit.errors import UserError
 from unit.web.common import language_of, paired, session
@@ -64,9 +65,10 @@ def card_taps(
 ) -> list[Tap]:
     """The bank's taps on one holding's card: build, sell back, mortgage or lift, remove a hazard."""
     w = i18n.words(lang)
+    kind_rules = rules.of(game)
 
     def fmt(amount: int | None) -> str:
-        return "" if amount is None else money.text(game.kind, amount, lang)
+        return "" if amount is None else kind_rules.write(amount, w)
 
     taps: list[Tap] = []
     edition = game.edition
@@ -84,10 +86,9 @@ def card_taps(
         if not any(p.tower for p in game.players):
             taps.append(Tap("tower", w("web.bank.tower"), fmt(city.TOWER_COST)))
         if holding.hazard is not None:
-            blocks = edition.hazards.get(holding.hazard)
-            cost = None if blocks is None else blocks * city.HAZARD_REMOVAL_PER_BLOCK
+            cost = _quiet(lambda: kind_rules.remove_hazard(game, holding)[0])
             taps.append(Tap("hazard", w("web.bank.remove_hazard", h=w(f"web.calc.hazard_{holding.hazard}")), fmt(cost)))
-        value = _quiet(lambda: rules.of(game).mortgage(game, district.name).value)
+        value = _quiet(lambda: kind_rules.mortgage(game, district.name).value)
         taps.append(Tap("mortgage", w("web.bank.mortgage"), "+ " + fmt(value) if value is not None else ""))
         return taps
     assert isinstance(edition, ClassicEdition)
@@ -101,10 +102,11 @@ def card_taps(
         if not holding.hotel and holding.houses == classic.houses_per_hotel(edition, variant):
             taps.append(Tap("hotel", w("web.bank.hotel"), fmt(deed.house_cost)))
         if holding.houses or holding.hotel:
-            taps.append(Tap("sell_one", w("web.bank.sell_one"), "+ " + fmt(deed.house_cost // 2)))
-            worth = _quiet(lambda: rules.of(game).sell(game, square, variant).amount)
+            one = _quiet(lambda: kind_rules.sell_back(game, holding, 1, variant)[0])
+            taps.append(Tap("sell_one", w("web.bank.sell_one"), "+ " + fmt(one)))
+            worth = _quiet(lambda: kind_rules.sell(game, square, variant).amount)
             taps.append(Tap("sell_all", w("web.bank.sell_all"), "+ " + fmt(worth) if worth is not None else ""))
-    value = _quiet(lambda: rules.of(game).mortgage(game, square).value)
+    value = _quiet(lambda: kind_rules.mortgage(game, square).value)
     taps.append(Tap("mortgage", w("web.bank.mortgage"), "+ " + fmt(value) if value is not None else ""))
     return taps
 
@@ -112,41 +114,33 @@ def card_taps(
 def player_taps(game: positions.Game, player: positions.Player, lang: str) -> list[Tap]:
     """The bank's taps for one player: the GO salary, a tax, the jail fine."""
     w = i18n.words(lang)
+    kind_rules = rules.of(game)
 
     def fmt(amount: int | None) -> str:
-        return "" if amount is None else money.text(game.kind, amount, lang)
+        return "" if amount is None else kind_rules.write(amount, w)
 
-    kind_rules = rules.of(game)
     salary = _quiet(lambda: kind_rules.salary(game, player).amount)
     taps = [Tap("salary", w("web.bank.salary"), "+ " + fmt(salary) if salary is not None else "")]
-    edition = game.edition
-    if isinstance(edition, CityEdition):
-        tax = _quiet(lambda: kind_rules.industry_tax(game, player).amount)
-        if tax:
-            taps.append(Tap("tax", w("web.bank.industry_tax"), fmt(tax)))
-        taps.append(Tap("fine", w("web.bank.fine"), fmt(kind_rules.jail_fine(game))))
-    else:
-        for square in edition.squares.values():
-            if isinstance(square, Tax):
-                taps.append(Tap(f"tax:{square.name}", square.name, fmt(square.amount)))
-        taps.append(Tap("fine", w("web.bank.fine"), fmt(kind_rules.jail_fine(game))))
+    tax = _quiet(lambda: kind_rules.industry_tax(game, player).amount)  # City's: classic has none (it refuses)
+    if tax:
+        taps.append(Tap("tax", w("web.bank.industry_tax"), fmt(tax)))
+    for place in kind_rules.places(game):  # classic's tax squares
+        if place.kind == "tax":
+            taps.append(Tap(f"tax:{place.name}", place.name, fmt(kind_rules.tax_square(game, place.name))))
+    taps.append(Tap("fine", w("web.bank.fine"), fmt(kind_rules.jail_fine(game))))
     return taps
 
 
 def for_sale(game: positions.Game, lang: str) -> list[tuple[str, str]]:
     """The squares nobody holds, in board order, each with its printed price: (name, « Docks · M 1,2M »)."""
     owners = game.owners()
+    kind_rules = rules.of(game)
+    w = i18n.words(lang)
     out = []
-    edition = game.edition
-    if isinstance(edition, CityEdition):
-        for district in edition.districts.values():
-            if district.name not in owners:
-                price = "" if district.price is None else f" · {money.text('city', district.price, lang)}"
-                out.append((district.name, district.name + price))
-    else:
-        for square in edition.squares.values():
-            if not isinstance(square, Tax) and square.name not in owners:
-                out.append((square.name, f"{square.name} · {money.text('classic', square.price, lang)}"))
+    for place in kind_rules.places(game):
+        if place.kind != "tax" and place.name not in owners:
+            price = _quiet(functools.partial(kind_rules.price, game, place.name))
+            out.append((place.name, place.name + ("" if price is None else f" · {kind_rules.write(price, w)}")))
     return out
 
 
@@ -198,7 +192,7 @@ def payers(game: positions.Game, report: RentReport | None, lang: str) -> list[d
     if report is None or report.square is None or report.needs_dice:
         return []
     w = i18n.words(lang)
-    amount = money.text(game.kind, report.rent, lang)
+    amount = rules.of(game).write(report.rent, w)
     to = report.owner or w("web.bank.the_bank")
     out = []
     for i, player in enumerate(game.players):

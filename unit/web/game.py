@@ -36,10 +36,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from unit import i18n, yamlfile
-from unit.calculator import city, classic, commands, money
+from unit.calculator import classic, commands, rules
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
-from unit.calculator.edition import BONUSES, HAZARDS, CityEdition
+from unit.calculator.edition import BONUSES, HAZARDS
 from unit.calculator.rulebook import RentReport
 from unit.calculator.rulebook import words as rule_words
 from unit.errors import ArgumentError, MonopolyCityError, UserError, said
@@ -59,10 +59,8 @@ from unit.web.common import (
 )
 from unit.web.store import Changed, Store
 
-VARIANTS = ("timed", "quick")
-CITY_COUNTS = ("residential", "industrial")
-CITY_FLAGS = ("skyscraper", "stadium", "station", "mortgaged")
-CLASSIC_FLAGS = ("hotel", "mortgaged")
+VARIANTS = classic.VARIANTS
+COUNTS = ("residential", "industrial", "houses")  # a holding's fields that are whole numbers
 
 
 class FieldError(Exception):
@@ -160,20 +158,14 @@ GAMES = GameCache()
 
 def variant_of(game: positions.Game, text: str | None) -> str | None:
     """The classic variant asked for (``timed`` by default); None for a City game, which has none."""
-    if game.kind == "city":
-        return None
-    return text if text in VARIANTS else "timed"
+    return rules.of(game).variant_or_default(text)
 
 
 def squares_of(game: positions.Game) -> list[dict[str, Any]]:
     """Every square a rent can be asked for, in board order, with its owner and a search key."""
     owners = {name: players[0] for name, players in game.owners().items()}
-    if isinstance(game.edition, CityEdition):
-        names = [(d.name, "district", d.group) for d in game.edition.districts.values()]
-    else:
-        names = [(s.name, s.kind, getattr(s, "group", "")) for s in game.edition.squares.values()]
     out = []
-    for name, kind, group in names:
+    for name, kind, group in rules.of(game).places(game):
         owner = owners.get(name)
         out.append(
             {"name": name, "kind": kind, "group": group, "owner": owner, "key": name_key(f"{name} {owner or ''}")}
@@ -194,7 +186,8 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
     game = loaded.game
     data = positions.dump(game, loaded.edition_ref)
     players = data["players"]
-    owned = "districts" if game.kind == "city" else "properties"
+    kind_rules = rules.of(game)
+    owned = kind_rules.holdings_key
     action = form.get("action", "")
     field = ""
     try:
@@ -203,7 +196,7 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
             name = form.get("value", "").strip()
             if not player_name_fits(name) or len(players) >= MAX_PLAYERS:
                 raise FieldError(i18n.words(language)("web.calc.player_name", n=PLAYER_NAME_CHARS), field)
-            players.append({"name": name, "cash": starting_cash(game), owned: []})
+            players.append({"name": name, "cash": kind_rules.starting_cash(game.edition) or 0, owned: []})
         else:
             if action in ("cash", "buy", "tower", "exemption", "drop"):
                 index = player_index(form, players, language)
@@ -239,8 +232,8 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
                     key, value = form.get("key", ""), form.get("value", "")
                     if "kv" in form:  # a tap on a card: « residential=4 »
                         key, _, value = form["kv"].partition("=")
-                    set_value(holding, key, value, game.kind, language)
-                    if key == "hotel" and game.kind == "classic":  # a hotel is bought for its houses, and back
+                    set_value(holding, key, value, kind_rules.holding_fields, language)
+                    if key == "hotel":  # a classic hotel is bought for its houses, and back
                         traded = classic.houses_per_hotel(game.classic, variant_of(game, form.get("variant")))
                         holding.pop("houses", None)
                         if not holding.get("hotel"):
@@ -279,11 +272,9 @@ def held(
 ) -> tuple[dict[str, Any], dict[str, Any]]:
     """The player's entry and the holding's entry in ``data`` for the square ``typed``; who holds nobody's is
     refused with the calculator's « nobody owns » sentence."""
-    if game.kind == "city":
-        name = game.city.district(typed, "square", language).name
-    else:
-        name = game.classic.square(typed, "square", language).name
-    owned = "districts" if game.kind == "city" else "properties"
+    kind_rules = rules.of(game)
+    name = kind_rules.find(game, typed, "square")
+    owned = kind_rules.holdings_key
     for player in data["players"]:
         for holding in player[owned]:
             if holding["name"] == name:
@@ -291,13 +282,13 @@ def held(
     raise UserError("square", rule_words(language, "args.nobody_owns", s=name))
 
 
-def set_value(holding: dict[str, Any], key: str, text: str, kind: str, language: str) -> None:
-    """One field of a holding, as the file writes it; the loader checks it (a negative count, a bad name)."""
-    allowed = (*CITY_COUNTS, *CITY_FLAGS, "hazard", "bonus") if kind == "city" else ("houses", *CLASSIC_FLAGS)
+def set_value(holding: dict[str, Any], key: str, text: str, allowed: tuple[str, ...], language: str) -> None:
+    """One field of a holding (one of ``allowed``, the game's), as the file writes it; the loader checks it (a
+    negative count, a bad name)."""
     if key not in allowed:
         raise FieldError(i18n.words(language)("web.calc.unknown_action"))
     value: Any
-    if key in CITY_COUNTS or key == "houses":
+    if key in COUNTS:
         text = text.strip()
         value = int(text) if text.isascii() and text.lstrip("-").isdigit() and len(text) < 6 else text
     elif key in ("hazard", "bonus"):
@@ -308,12 +299,6 @@ def set_value(holding: dict[str, Any], key: str, text: str, kind: str, language:
         holding.pop(key, None)
     else:
         holding[key] = value
-
-
-def starting_cash(game: positions.Game) -> int | str:
-    edition = game.edition
-    cash = edition.starting_cash if isinstance(edition, CityEdition) else edition.rules.starting_cash
-    return 0 if cash is None else cash
 
 
 # --- the pages ------------------------------------------------------------------------------------
@@ -407,8 +392,9 @@ def create(request: Request, form: Form) -> Response:
     try:
         store.path("game", name)
         found = editions.load(edition, relative_to=store.root, where="edition", language=lang)
-        cash = found.starting_cash if isinstance(found, CityEdition) else found.rules.starting_cash
-        owned = "districts" if found.game == "city" else "properties"
+        kind_rules = rules.of(found)
+        cash = kind_rules.starting_cash(found)
+        owned = kind_rules.holdings_key
         data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in names]}
         game = positions.parse(
             data | ({} if title is None else {"title": title}), f"{name}.game.yaml", store.root, lang
@@ -479,7 +465,7 @@ def show_game(
             tower=player.tower == name,
             group=group,
             group_label=group_label(game, group, lang),
-            value=money_text(game.kind, holding_value(game, player, holding, variant, lang), lang),
+            value=money_text(game, holding_value(game, player, holding, variant, lang), lang),
             taps=tuple(bank["bank_cards"].get(name, ())),
             error=said if said is not None and said.field == f"h-{name}" else None,
         )
@@ -496,7 +482,7 @@ def show_game(
             player=i,
             players=names,
             name=p.name,
-            cash=money_text(game.kind, p.cash, lang),
+            cash=money_text(game, p.cash, lang),
             tower=p.tower,
             exemption=p.exemption_card,
             holdings=tuple(city_or_classic_name(h) for h in p.holdings),
@@ -711,7 +697,7 @@ def fortunes_page(request: Request) -> Response:
         kind=game.kind,
         variant=variant,
         report=report,
-        fmt=lambda amount: money_text(game.kind, amount, lang),
+        fmt=lambda amount: money_text(game, amount, lang),
         big=request.query_params.get("big") == "1",
         small_query=urlencode({"variant": variant} if variant else {}),
         big_query=urlencode(({"variant": variant} if variant else {}) | {"big": "1"}),
@@ -748,30 +734,22 @@ def city_or_classic_name(holding: Any) -> str:
 def holding_value(game: positions.Game, player: positions.Player, holding: Any, variant: str | None, lang: str) -> int:
     """What the holding counts for in the fortune: the rent another player would pay (City), or the board's
     values (classic, :func:`unit.calculator.classic.holding_value`)."""
-    if game.kind == "city":
-        try:
-            return city.district_rent(game, player, holding).amount
-        except UserError:
-            return 0  # a card not copied yet: the fortunes page says which
-    return classic.holding_value(game, holding, variant or "timed")
+    try:
+        return rules.of(game).holding_value(game, player, holding, variant)
+    except UserError:
+        return 0  # a City card not copied yet: the fortunes page says which
 
 
-def money_text(kind: str, amount: int, lang: str) -> str:
-    return money.text(kind, amount, lang)
+def money_text(game: positions.Game, amount: int, lang: str) -> str:
+    """An amount as the game writes it (``M 1,5M``, ``1500``), in the page's language."""
+    return rules.of(game).write(amount, i18n.words(lang))
 
 
 def group_of(game: positions.Game) -> dict[str, str]:
     """Each square's colour group (edition data, shown on its card); ``station`` or ``utility`` for those."""
-    if isinstance(game.edition, CityEdition):
-        return {d.name: d.group for d in game.edition.districts.values()}
-    return {s.name: getattr(s, "group", s.kind) for s in game.edition.squares.values()}
+    return {place.name: place.group or place.kind for place in rules.of(game).places(game)}
 
 
 def group_label(game: positions.Game, group: str, lang: str) -> str:
     """A group as the page names it: the edition's French name of a classic colour (``bleu foncé``)."""
-    if isinstance(game.edition, CityEdition):
-        return group
-    spec = game.edition.groups.get(group)
-    if spec is None:
-        return ""  # a station or a utility: its name says it
-    return str(spec["fr"]).split(" (")[0] if lang == "fr" else group.replace("_", " ")
+    return said(rules.of(game).group_name(game, group), i18n.words(lang))
