@@ -180,11 +180,9 @@ def apply(game: Game, action: Action, language: str = "fr") -> tuple[Game, Entry
         after = commit(game, entry)
         if not isinstance(action, Out):  # a bankruptcy is not a choice: it happens whatever the position
             kind = rules.of(game)
-            checked = variant if variant in kind.variants else None
-            before = {(p.player, p.square, p.rule) for p in kind.check(game, checked).problems}
-            for problem in kind.check(after, checked).problems:
-                if (problem.player, problem.square, problem.rule) not in before:
-                    raise Refused(problem.message)
+            new = kind.new_problems(game, after, variant if variant in kind.variants else None)
+            if new:
+                raise Refused(new[0].message)
     return after, entry
 
 

@@ -344,6 +344,13 @@ class Rules(ABC):
     def check(self, game: Game, variant: str | None) -> CheckReport:
         """The rules the position breaks."""
 
+    def new_problems(self, before: Game, after: Game, variant: str | None) -> list[Problem]:
+        """The rules ``after`` breaks that ``before`` did not (the same player, square and rule): what a change
+        broke. The bank and the page's corrections refuse a change with these, and let a position already broken
+        (a file edited by hand) be mended one change at a time."""
+        known = {(p.player, p.square, p.rule) for p in self.check(before, variant).problems}
+        return [p for p in self.check(after, variant).problems if (p.player, p.square, p.rule) not in known]
+
     @abstractmethod
     def salary(self, game: Game, player: Player) -> Deal:
         """What ``player`` receives passing GO."""

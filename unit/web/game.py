@@ -243,11 +243,9 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
         after = positions.parse(data, loaded.file, root, language, EDITIONS.load)
     except UserError as error:
         raise FieldError(said(error.message, i18n.words(language)), field) from None
-    variant = variant_of(game, form.get("variant"))
-    before = {(p.player, p.square, p.rule) for p in problems(game, variant, language)}
-    new = [p for p in problems(after, variant, language) if (p.player, p.square, p.rule) not in before]
+    new = kind_rules.new_problems(game, after, variant_of(game, form.get("variant")))
     if new:
-        raise FieldError(" ".join(p.message for p in new), field)
+        raise FieldError(" ".join(p.message.say(i18n.words(language)) for p in new), field)
     return after
 
 
