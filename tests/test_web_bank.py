@@ -25,7 +25,6 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from unit.calculator import bank, money  # noqa: E402
 from unit.calculator import position as positions  # noqa: E402
-from unit.web import game as game_page  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
 from unit.web.bank_page import Sales  # noqa: E402
 
@@ -531,10 +530,10 @@ def test_the_game_page_put_together_from_kept_parts_is_the_page_rendered_afresh(
         answer = phone.post(**form)
         if answer.status_code == 303:
             answer = phone.http.get(answer.headers["location"])
-            game_page.kept.cache_clear()
+            app.state.web.parts.clear()
             again = phone.http.get(answer.headers.get("content-location", str(answer.url)))
         else:  # a refusal or a question changes nothing: the same form again is answered the same
-            game_page.kept.cache_clear()
+            app.state.web.parts.clear()
             again = phone.post(**form)
         assert (again.status_code, again.text) == (answer.status_code, answer.text), form
         assert set(re.findall(r'name="csrf" value="([^"]*)"', answer.text)) == {phone.csrf}

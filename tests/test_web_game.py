@@ -237,6 +237,23 @@ def app(data):
     return create_app(None, "fr", data)
 
 
+def test_two_applications_keep_nothing_in_common(data, tmp_path):
+    """What the pages keep (editions, games, titles, parts) is each application's: a game of one folder is never
+    served from another's, even under the same name and the same bytes."""
+    other = tmp_path / "other"
+    other.mkdir()
+    (other / "trois.edition.yaml").write_text(THREE_DISTRICTS.replace("Les Halles", "Les Arcades"), encoding="utf-8")
+    first, second = Phone(create_app(None, "fr", data)), Phone(create_app(None, "fr", other))
+    for phone in (first, second):
+        assert phone.create("trois.edition.yaml", "Alice").status_code == 303
+    assert (data / "soiree.game.yaml").read_bytes() == (other / "soiree.game.yaml").read_bytes()
+    assert "Les Halles" in first.look().text and "Les Arcades" not in first.look().text
+    assert "Les Arcades" in second.look().text and "Les Halles" not in second.look().text
+    webs = [phone.http.app.state.web for phone in (first, second)]
+    for kept in ("editions", "games", "titles", "parts"):
+        assert getattr(webs[0], kept) is not getattr(webs[1], kept)
+
+
 def cli(*args: str, cwd: Path) -> dict:
     """``monopoly-city ARGS --json``, as a person at the table runs it."""
     run = subprocess.run([sys.executable, "-m", "unit", *args, "--json"], capture_output=True, text=True, cwd=cwd)

@@ -140,7 +140,8 @@ def action_of(game_: positions.Game, form: Form, language: str) -> tuple[bank.Ac
 
 def act(request: Request, form: Form) -> Response:
     """One bank action from the version the page showed: applied and written, or refused with the rule's sentence."""
-    store = web_of(request).store
+    web = web_of(request)
+    store = web.store
     name = request.path_params["name"]
     loaded = game.load(request, name)
     lang, w = language_of(request), words_of(request)
@@ -161,7 +162,7 @@ def act(request: Request, form: Form) -> Response:
             after, undone = bank.undo(loaded.game, count, lang)
             query = {"undone": str(len(undone))}
         elif what == "drop":
-            after = game.change(loaded, {"action": "drop", "player": form.get("player", "")}, store.root, lang)
+            after = game.change(loaded, {"action": "drop", "player": form.get("player", "")}, web, lang)
             query = {}
         else:
             action, field = action_of(loaded.game, form, lang)
@@ -182,7 +183,7 @@ def act(request: Request, form: Form) -> Response:
         return refused(request, loaded, form, Refusal(w("web.bank.changed"), "", 409))
     except UserError as error:  # too large for the command line, or the disk refused it: nothing written
         return refused(request, loaded, form, Refusal(error.say(w), "", 507))
-    game.GAMES.keep(name, version, lang, after, loaded.edition_ref)  # the page that follows reads it at once
+    web.games.keep(name, version, lang, after, loaded.edition_ref)  # the page that follows reads it at once
     if what == "auction":
         settle(request, form)
     return back_to_game(name, form, query)

@@ -28,6 +28,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from unit import i18n
 from unit.errors import UserError
 from unit.fields import name_key
+from unit.web.caches import EditionCache, GameCache, PartCache, TitleCache
 from unit.web.hub import UnitHub
 from unit.web.screen import translate
 from unit.web.security import PairingGuard, Signer, load_secret
@@ -53,12 +54,17 @@ Held = dict[str, asyncio.TimerHandle]  # a phone's buttons down: the release eac
 
 
 class Web:
-    """The application's state: the hub, the calculator's files, the signer, the rate limits, the templates."""
+    """The application's state: the hub, the calculator's files and what the pages keep of them, the signer, the
+    rate limits, the templates."""
 
     def __init__(self, state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None):
         self.hub = UnitHub(state_dir)
         #: The calculator's editions and games (``serve --data``); beside the state when none is given.
         self.store = Store(data_dir if data_dir is not None else default_root(state_dir))
+        self.editions = EditionCache()  # the editions as read, while their files are unchanged
+        self.games = GameCache(self.editions)  # the games as read, by their files' versions
+        self.titles = TitleCache()  # the games' titles, for the list
+        self.parts = PartCache()  # the game page's parts, by what they show
         self.signer = Signer(load_secret(state_dir))
         self.language = language if language in i18n.languages() else i18n.REFERENCE
         self.pairing = PairingGuard()  # who may ask for a pairing code and try one

@@ -25,9 +25,7 @@ the file's version; a change made from an older version is refused with
 from __future__ import annotations
 
 import functools
-import threading
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -50,6 +48,7 @@ from unit.web.common import (
     Form,
     Refused,
     RefusedPage,
+    Web,
     language_of,
     page,
     see_other,
@@ -57,7 +56,7 @@ from unit.web.common import (
     web_of,
     words_of,
 )
-from unit.web.store import Changed, Store
+from unit.web.store import Changed
 
 VARIANTS = classic.VARIANTS
 COUNTS = ("residential", "industrial", "houses")  # a holding's fields that are whole numbers
@@ -75,85 +74,22 @@ class FieldError(Exception):
 # --- reading a game -------------------------------------------------------------------------------
 
 
-class EditionCache:
-    """Editions as read, kept while their file is unchanged (path, size, modification time): a City edition
-    is most of the work of reading a game, and a page reads its game on every request."""
-
-    def __init__(self, size: int = 16):
-        self.size = size
-        self.kept: dict[tuple[object, ...], editions.Edition] = {}
-
-    def load(self, name: str, relative_to: Path, where: str, language: str) -> editions.Edition:
-        if name in editions.SHIPPED:
-            key: tuple[object, ...] = (name, language)
-        else:
-            path = Path(name) if Path(name).is_absolute() else relative_to / name
-            try:
-                info = path.stat()
-            except OSError:
-                return editions.load(name, relative_to=relative_to, where=where, language=language)
-            key = (str(path), info.st_size, info.st_mtime_ns, info.st_ino, language)
-        found = self.kept.get(key)
-        if found is None:
-            found = editions.load(name, relative_to=relative_to, where=where, language=language)
-            if len(self.kept) >= self.size:
-                self.kept.pop(next(iter(self.kept)))
-            self.kept[key] = found
-        return found
-
-
-EDITIONS = EditionCache()
-
-
 class Loaded:
     """A game file as read: its text, version, data, the game, and the edition as the file names it."""
 
-    def __init__(self, store: Store, name: str, language: str):
+    def __init__(self, web: Web, name: str, language: str):
+        store = web.store
         self.name = name
         self.file = f"{name}.game.yaml"
         self.text, self.version = store.read("game", name)
-        kept = GAMES.get(store, name, self.version, language)
+        kept = web.games.get(store, name, self.version, language)
         if kept is not None:
             self.game, self.edition_ref = kept
             return
         data = yamlfile.parse(self.text, self.file, what="game file")
-        self.game = positions.parse(data, self.file, store.root, language, EDITIONS.load)
+        self.game = positions.parse(data, self.file, store.root, language, web.editions.load)
         self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping, a text
-        GAMES.keep(name, self.version, language, self.game, self.edition_ref)
-
-
-class GameCache:
-    """Games as read, by name and the version of their file's bytes: a long evening's history (2,000 entries,
-    100 KB) takes PyYAML a third of a second to read, and every page reads its game. A game is reused only
-    while its file has the same version and its edition is the one the editions' cache gives now (an edition
-    edited on the phone is read again); the bank keeps the game it has just written (unit/web/bank.py)."""
-
-    def __init__(self, size: int = 16):
-        self.size = size
-        self.kept: dict[tuple[str, str], tuple[str, positions.Game, str]] = {}
-        self._lock = threading.Lock()
-
-    def get(self, store: Store, name: str, version: str, language: str) -> tuple[positions.Game, str] | None:
-        with self._lock:
-            found = self.kept.get((name, language))
-        if found is None or found[0] != version:
-            return None
-        _version, game, ref = found
-        try:
-            edition = EDITIONS.load(ref, store.root, f"{name}.game.yaml: edition", language)
-        except UserError:
-            return None
-        return (game, ref) if edition is game.edition else None
-
-    def keep(self, name: str, version: str, language: str, game: positions.Game, ref: str) -> None:
-        with self._lock:
-            self.kept.pop((name, language), None)
-            if len(self.kept) >= self.size:
-                self.kept.pop(next(iter(self.kept)))
-            self.kept[(name, language)] = (version, game, ref)
-
-
-GAMES = GameCache()
+        web.games.keep(name, self.version, language, self.game, self.edition_ref)
 
 
 def variant_of(game: positions.Game, text: str | None) -> str | None:
@@ -181,7 +117,7 @@ def problems(game: positions.Game, variant: str | None, language: str) -> list[c
 # --- changing a game: the file's data, then the loader and the check ------------------------------
 
 
-def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> positions.Game:
+def change(loaded: Loaded, form: dict[str, str], web: Web, language: str) -> positions.Game:
     """The game after the change ``form`` asks for; :class:`FieldError` with the rule's sentence if refused."""
     game = loaded.game
     data = positions.dump(game, loaded.edition_ref)
@@ -240,7 +176,7 @@ def change(loaded: Loaded, form: dict[str, str], root: Path, language: str) -> p
                             holding["houses"] = traded
             else:
                 raise FieldError(i18n.words(language)("web.calc.unknown_action"))
-        after = positions.parse(data, loaded.file, root, language, EDITIONS.load)
+        after = positions.parse(data, loaded.file, web.store.root, language, web.editions.load)
     except UserError as error:
         raise FieldError(said(error.message, i18n.words(language)), field) from None
     new = kind_rules.new_problems(game, after, variant_of(game, form.get("variant")))
@@ -311,7 +247,7 @@ def broken(request: Request, name: str, error: MonopolyCityError, status: int = 
 def load(request: Request, name: str) -> Loaded:
     """The game the path names; 404 when there is none, its line when it does not read."""
     try:
-        return Loaded(web_of(request).store, name, language_of(request))
+        return Loaded(web_of(request), name, language_of(request))
     except FileNotFoundError:
         raise Refused(404, "no such game") from None
     except UserError as error:
@@ -325,7 +261,8 @@ def games_page(request: Request) -> Response:
 
 
 def games_list(request: Request, error: str = "", status: int = 200, form: Form | None = None) -> Response:
-    store = web_of(request).store
+    web = web_of(request)
+    store = web.store
     shipped = list(editions.SHIPPED)
     mine = [f"{n}.edition.yaml" for n in store.names("edition")]
     games = store.names("game")
@@ -334,42 +271,11 @@ def games_list(request: Request, error: str = "", status: int = 200, form: Form 
         "games",
         status,
         games=games,
-        game_titles={name: GAME_TITLES.title(store, name) for name in games},
-        editions=[(ref, edition_title(ref, store.root, language_of(request))) for ref in shipped + mine],
+        game_titles={name: web.titles.title(store, name) for name in games},
+        editions=[(ref, edition_title(web, ref, language_of(request))) for ref in shipped + mine],
         error=error,
         form=form or {},
     )
-
-
-class TitleCache:
-    """Each game's title for the list of games, kept while its file is unchanged (its version): the list reads
-    only the title, not the whole game, and a long evening's history is most of a file."""
-
-    def __init__(self, size: int = 256):
-        self.size = size
-        self.kept: dict[tuple[str, str], str] = {}
-
-    def title(self, store: Store, name: str) -> str:
-        """The game's title, or ``name`` for a game without one (or a file that does not read as a game)."""
-        try:
-            text, version = store.read("game", name)
-        except (OSError, UserError):
-            return name
-        found = self.kept.get((name, version))
-        if found is None:
-            try:
-                data = yamlfile.parse(text, f"{name}.game.yaml", what="game file")
-                raw = data.get("title") if isinstance(data, dict) else None
-                found = name if raw is None else positions.title_field(raw, "title")
-            except UserError:
-                found = name
-            if len(self.kept) >= self.size:
-                self.kept.pop(next(iter(self.kept)))
-            self.kept[(name, version)] = found
-        return found
-
-
-GAME_TITLES = TitleCache()
 
 
 def create(request: Request, form: Form) -> Response:
@@ -405,10 +311,10 @@ def create(request: Request, form: Form) -> Response:
     return see_other(f"/games/{name}")
 
 
-def edition_title(ref: str, root: Path, language: str) -> str:
+def edition_title(web: Web, ref: str, language: str) -> str:
     """An edition as the list names it: its own name (« Ma Ville »), not its file's."""
     try:
-        return EDITIONS.load(ref, root, "edition", language).name
+        return web.editions.load(ref, web.store.root, "edition", language).name
     except UserError:
         return ref.removesuffix(".edition.yaml")
 
@@ -445,7 +351,7 @@ def show_game(
     for_sale = tuple(bank["bank_for_sale"])
     free = tuple(name for name, _label in for_sale)  # the squares nobody holds, in board order (taxes are not held)
     said = None if error is None else Said(error.field, error.message)
-    templates = web_of(request).templates
+    web = web_of(request)
 
     def card(i: int, index: int, holding: Any) -> CardView:
         player = game.players[i]
@@ -489,10 +395,8 @@ def show_game(
             free=free,
             error=said,
         )
-        cards = "".join(
-            f"\n    {kept(templates, 'game_card.html', card(i, k, h))}\n  " for k, h in enumerate(p.holdings)
-        )
-        section = kept(templates, "game_player.html", view).replace(CARDS_MARK, cards)
+        cards = "".join(f"\n    {kept(web, 'game_card.html', card(i, k, h))}\n  " for k, h in enumerate(p.holdings))
+        section = kept(web, "game_player.html", view).replace(CARDS_MARK, cards)
         return Kept(section.replace(CSRF_MARK, csrf).replace(VERSION_MARK, version))
 
     return page(
@@ -578,10 +482,15 @@ class Kept(str):
 CSRF_MARK, VERSION_MARK, CARDS_MARK = "<csrf>", "<version>", "<cards>"
 
 
-@functools.lru_cache(maxsize=512)  # a few games' players and cards, in both languages: a few MB at most
-def kept(templates: Environment, name: str, view: PlayerView | CardView) -> str:
+def kept(web: Web, name: str, view: PlayerView | CardView) -> str:
     """The markup of template ``name`` for ``view``, rendered from the view alone (its only input but the words of
-    its language), with marks where the token, the version and the cards go (:data:`CSRF_MARK`...)."""
+    its language), with marks where the token, the version and the cards go (:data:`CSRF_MARK`...); kept in the
+    application's :class:`~unit.web.caches.PartCache`."""
+    return web.parts.get(name, view, functools.partial(render_part, web.templates, name, view))
+
+
+def render_part(templates: Environment, name: str, view: PlayerView | CardView) -> str:
+    """:func:`kept`'s markup, rendered now."""
     return templates.get_template(name).render(
         c=view,
         w=i18n.words(view.lang),
@@ -606,7 +515,7 @@ def edit(request: Request, form: Form) -> Response:
     if form.get("version") != loaded.version:
         return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
     try:
-        after = change(loaded, form, store.root, lang)
+        after = change(loaded, form, web_of(request), lang)
     except FieldError as error:
         return show_game(request, loaded, form.get("variant"), error, 400)
     try:

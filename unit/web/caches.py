@@ -1,0 +1,136 @@
+"""What the calculator's pages keep between requests, one set per application (:class:`unit.web.common.Web`
+holds them, so two applications in one process never share them): the editions and the games as read, the games'
+titles, and the markup of the game page's parts.
+
+Each is kept only while what it was made from is unchanged (a file's size and time, a game file's version, a
+part's whole view), and each is bounded: the oldest goes first.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Hashable
+from pathlib import Path
+
+from unit import yamlfile
+from unit.calculator import edition as editions
+from unit.calculator import position as positions
+from unit.errors import UserError
+from unit.web.store import Store
+
+
+class EditionCache:
+    """Editions as read, kept while their file is unchanged (path, size, modification time): a City edition
+    is most of the work of reading a game, and a page reads its game on every request."""
+
+    def __init__(self, size: int = 16):
+        self.size = size
+        self.kept: dict[tuple[object, ...], editions.Edition] = {}
+
+    def load(self, name: str, relative_to: Path, where: str, language: str) -> editions.Edition:
+        if name in editions.SHIPPED:
+            key: tuple[object, ...] = (name, language)
+        else:
+            path = Path(name) if Path(name).is_absolute() else relative_to / name
+            try:
+                info = path.stat()
+            except OSError:
+                return editions.load(name, relative_to=relative_to, where=where, language=language)
+            key = (str(path), info.st_size, info.st_mtime_ns, info.st_ino, language)
+        found = self.kept.get(key)
+        if found is None:
+            found = editions.load(name, relative_to=relative_to, where=where, language=language)
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[key] = found
+        return found
+
+
+class GameCache:
+    """Games as read, by name and the version of their file's bytes: a long evening's history (2,000 entries,
+    100 KB) takes PyYAML a third of a second to read, and every page reads its game. A game is reused only
+    while its file has the same version and its edition is the one the editions' cache gives now (an edition
+    edited on the phone is read again); the bank keeps the game it has just written (unit/web/bank.py)."""
+
+    def __init__(self, editions: EditionCache, size: int = 16):
+        self.editions = editions
+        self.size = size
+        self.kept: dict[tuple[str, str], tuple[str, positions.Game, str]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, store: Store, name: str, version: str, language: str) -> tuple[positions.Game, str] | None:
+        with self._lock:
+            found = self.kept.get((name, language))
+        if found is None or found[0] != version:
+            return None
+        _version, game, ref = found
+        try:
+            edition = self.editions.load(ref, store.root, f"{name}.game.yaml: edition", language)
+        except UserError:
+            return None
+        return (game, ref) if edition is game.edition else None
+
+    def keep(self, name: str, version: str, language: str, game: positions.Game, ref: str) -> None:
+        with self._lock:
+            self.kept.pop((name, language), None)
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[(name, language)] = (version, game, ref)
+
+
+class TitleCache:
+    """Each game's title for the list of games, kept while its file is unchanged (its version): the list reads
+    only the title, not the whole game, and a long evening's history is most of a file."""
+
+    def __init__(self, size: int = 256):
+        self.size = size
+        self.kept: dict[tuple[str, str], str] = {}
+
+    def title(self, store: Store, name: str) -> str:
+        """The game's title, or ``name`` for a game without one (or a file that does not read as a game)."""
+        try:
+            text, version = store.read("game", name)
+        except (OSError, UserError):
+            return name
+        found = self.kept.get((name, version))
+        if found is None:
+            try:
+                data = yamlfile.parse(text, f"{name}.game.yaml", what="game file")
+                raw = data.get("title") if isinstance(data, dict) else None
+                found = name if raw is None else positions.title_field(raw, "title")
+            except UserError:
+                found = name
+            if len(self.kept) >= self.size:
+                self.kept.pop(next(iter(self.kept)))
+            self.kept[(name, version)] = found
+        return found
+
+
+class PartCache:
+    """Markup rendered from a view alone (a player's part, a card of the game page), kept by its template and view,
+    the least recently used dropped past ``size``: a few games' players and cards, in both languages, a few MB."""
+
+    def __init__(self, size: int = 512):
+        self.size = size
+        self.kept: OrderedDict[tuple[str, Hashable], str] = OrderedDict()
+        self._lock = threading.Lock()
+
+    def get(self, name: str, view: Hashable, render: Callable[[], str]) -> str:
+        """The markup of template ``name`` for ``view``: kept, or ``render()`` now and kept."""
+        key = (name, view)
+        with self._lock:
+            found = self.kept.get(key)
+            if found is not None:
+                self.kept.move_to_end(key)
+                return found
+        found = render()
+        with self._lock:
+            self.kept[key] = found
+            if len(self.kept) > self.size:
+                self.kept.popitem(last=False)
+        return found
+
+    def clear(self) -> None:
+        with self._lock:
+            self.kept.clear()
