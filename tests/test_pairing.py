@@ -308,3 +308,28 @@ def test_fresh_requests_are_bounded_in_all():
     grants = [guard.request(f"10.0.{n // 250}.{n % 250}", f"s{n}") for n in range(100)]
     assert grants.count(Grant.BUDGET) == PairingGuard.REQUESTS_IN_ALL
     assert grants.count(Grant.FRESH) == PairingGuard.FRESH_IN_ALL and grants.count(None) == 100 - 3 - 30
+
+
+def test_a_full_disk_is_said_once_and_leaves_no_temporary_file(tmp_path, monkeypatch, caplog):
+    """The pairings cannot be saved (a full disk): one warning for the run, however many renewals, and nothing
+    left in the state folder; the next save that succeeds writes the file."""
+    import errno
+    import os
+
+    from unit import files
+    from unit.app.pairing import PAIRING_FILE, Pairing
+
+    def full(fd: int) -> None:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+
+    monkeypatch.setattr(files.os, "fsync", full)
+    with caplog.at_level("WARNING", logger="unit.app.pairing"):
+        pairing = Pairing(tmp_path)
+        pairing.renew()
+        pairing.renew()
+    lines = [r.getMessage() for r in caplog.records if "cannot save the pairings" in r.getMessage()]
+    assert lines == [f"web link: cannot save the pairings in {tmp_path / PAIRING_FILE}: No space left on device"]
+    assert list(tmp_path.iterdir()) == []
+    monkeypatch.undo()
+    generation = pairing.renew()
+    assert Pairing(tmp_path).generation == generation

@@ -1,26 +1,41 @@
-"""Files written so that a power cut leaves the old one or the new one, never half of each.
+"""Files written so that a power cut leaves the old one or the new one, never half of each, and read so that a
+hostile one (a FIFO, a link to /dev/zero, a huge file) is one clear refusal, never a wait.
 
-Shared by the unit's state folder (unit.app.persist, unit.app.settings), the
-calculator's files on the phone (unit.web.store) and the game files the bank's verbs write
-(unit.calculator.bank_commands).
+Shared by the unit's state folder (unit.app.persist, unit.app.settings, unit.app.pairing), the
+calculator's files on the phone (unit.web.store), the YAML files the commands read (unit.yamlfile) and the
+game files the bank's verbs write (unit.calculator.bank_commands).
 """
 
 from __future__ import annotations
 
 import os
+import stat
 import tempfile
 from pathlib import Path
 
 from unit.errors import Text, UserError
 
+#: What :func:`write_atomically` writes first, beside the file: ``.NAME-<random>.tmp``.
+TEMPORARY = ".{stem}-*.tmp"
+#: The kinds of files that are not regular files, as the error lines name them (``errors.kind.<name>``).
+FILE_TYPES = {
+    stat.S_IFDIR: "directory",
+    stat.S_IFIFO: "pipe",
+    stat.S_IFCHR: "device",
+    stat.S_IFBLK: "device",
+    stat.S_IFSOCK: "socket",
+}
+
 
 def write_atomically(path: Path, data: bytes) -> None:
     """Write ``path`` so that a power cut leaves the old file or the new one, never half of each.
 
-    A temporary file (``.NAME-*.tmp``, cleared at the next start), fsync, rename, fsync of the folder.
+    A temporary file (:data:`TEMPORARY`, cleared at the next start by :func:`clear_leftovers`), fsync, rename,
+    fsync of the folder.
     """
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, temporary = tempfile.mkstemp(prefix=f".{path.stem}-", suffix=".tmp", dir=path.parent)
+    prefix, suffix = TEMPORARY.format(stem=path.stem).split("*")
+    fd, temporary = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)
     try:
         with os.fdopen(fd, "wb") as file:
             file.write(data)
@@ -54,3 +69,77 @@ def sync_directory(directory: Path) -> None:
         pass
     finally:
         os.close(fd)
+
+
+def clear_leftovers(path: Path) -> list[tuple[Path, OSError]]:
+    """Remove the temporary files :func:`write_atomically` of ``path`` left when a power cut interrupted it
+    (``path``'s name may be a pattern: ``*.game.yaml``, every game's). The file itself is whole, old or new.
+
+    Returns the leftovers that could not be removed, with why (a directory, a read-only disk); none when the folder
+    does not exist yet or cannot be read (saving will say so).
+    """
+    try:
+        found = sorted(path.parent.glob(TEMPORARY.format(stem=path.stem)))
+    except OSError:
+        return []
+    stuck = []
+    for leftover in found:
+        try:
+            leftover.unlink()
+        except FileNotFoundError:
+            pass
+        except OSError as error:
+            stuck.append((leftover, error))
+    return stuck
+
+
+class Unreadable(Exception):
+    """Why :func:`read_bounded` read nothing, for its caller to say in its own words: ``reason`` is ``missing``,
+    ``not_a_file`` (``file_type``: a name of :data:`FILE_TYPES`, None for another kind), ``too_large`` (``size``: what
+    the file says it holds, None when it grew while read), ``cannot_open`` or ``cannot_read`` (``why``: the system's
+    words)."""
+
+    def __init__(self, reason: str, *, file_type: str | None = None, size: int | None = None, why: str = ""):
+        super().__init__(reason)
+        self.reason = reason
+        self.file_type = file_type
+        self.size = size
+        self.why = why
+
+
+def read_bounded(path: str | Path, limit: int, *, follow_links: bool = True) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes; :class:`Unreadable` otherwise.
+
+    The file is opened without blocking (a FIFO with no writer would wait forever), and without following a last
+    link unless ``follow_links``; it is checked with ``fstat`` before a byte is read, and at most ``limit + 1`` bytes
+    are read, whatever its size says (``/dev/zero`` says 0).
+    """
+    flags = os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | (0 if follow_links else os.O_NOFOLLOW)
+    try:
+        fd = os.open(path, flags)
+    except FileNotFoundError:
+        raise Unreadable("missing") from None
+    except IsADirectoryError:
+        raise Unreadable("not_a_file", file_type="directory") from None
+    except OSError as error:
+        raise Unreadable("cannot_open", why=error.strerror or str(error)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise Unreadable("not_a_file", file_type=FILE_TYPES.get(stat.S_IFMT(info.st_mode)))
+        if info.st_size > limit:
+            raise Unreadable("too_large", size=info.st_size)
+        chunks, size = [], 0
+        while size <= limit:
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+    except OSError as error:
+        raise Unreadable("cannot_read", why=error.strerror or str(error)) from None
+    finally:
+        os.close(fd)
+    if size > limit:
+        raise Unreadable("too_large")
+    return b"".join(chunks)

@@ -14,9 +14,7 @@ integers are, with at most :data:`MAX_DIGITS` digits.
 
 from __future__ import annotations
 
-import os
 import re
-import stat
 import unicodedata
 from collections.abc import Iterable
 from pathlib import Path
@@ -24,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 
 import yaml
 
+from unit import files
 from unit.errors import Text, UserError
 
 #: Files larger than this are not configuration: refuse them before parsing.
@@ -94,14 +93,6 @@ Loader.add_implicit_resolver(
 )
 Loader.add_constructor(_INT, Loader.construct_yaml_int)
 
-_KINDS = {
-    stat.S_IFDIR: "directory",
-    stat.S_IFIFO: "pipe",
-    stat.S_IFCHR: "device",
-    stat.S_IFBLK: "device",
-    stat.S_IFSOCK: "socket",
-}
-
 
 def _a(what: str) -> Text:
     """``a configuration file``, ``an edition``: what was expected, with its article."""
@@ -109,39 +100,20 @@ def _a(what: str) -> Text:
 
 
 def read_bounded(path: str | Path, *, what: str = "file", limit: int = MAX_BYTES) -> bytes:
-    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes; else :class:`UserError`.
-
-    The file is opened without blocking (a FIFO with no writer would wait forever) and checked with
-    ``fstat`` before a byte is read; at most ``limit + 1`` bytes are read, whatever the size says.
-    """
+    """The bytes of ``path`` if it is a regular file of at most ``limit`` bytes (:func:`unit.files.read_bounded`:
+    never a wait on a FIFO, never past ``limit``); else :class:`UserError`, the one line naming the file."""
     name = str(path)
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
-    except FileNotFoundError:
-        raise UserError(name, Text("errors.no_such", what=Text("errors.what." + what.replace(" ", "_")))) from None
-    except IsADirectoryError:
-        raise UserError(name, Text("errors.not_a_file", kind=Text("errors.kind.directory"), what=_a(what))) from None
-    except OSError as exc:
-        raise UserError(name, Text("errors.cannot_read", why=exc.strerror or exc)) from None
-    try:
-        mode = os.fstat(fd).st_mode
-        if not stat.S_ISREG(mode):
-            kind = Text("errors.kind." + _KINDS.get(stat.S_IFMT(mode), "special"))
-            raise UserError(name, Text("errors.not_a_file", kind=kind, what=_a(what)))
-        chunks, size = [], 0
-        while size <= limit:
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-    except OSError as exc:
-        raise UserError(name, Text("errors.cannot_read", why=exc.strerror or exc)) from None
-    finally:
-        os.close(fd)
-    if size > limit:
-        raise UserError(name, Text("errors.too_large", limit=limit, what=_a(what)))
-    return b"".join(chunks)
+        return files.read_bounded(path, limit)
+    except files.Unreadable as refusal:
+        if refusal.reason == "missing":
+            raise UserError(name, Text("errors.no_such", what=Text("errors.what." + what.replace(" ", "_")))) from None
+        if refusal.reason == "not_a_file":
+            kind = Text("errors.kind." + (refusal.file_type or "special"))
+            raise UserError(name, Text("errors.not_a_file", kind=kind, what=_a(what))) from None
+        if refusal.reason == "too_large":
+            raise UserError(name, Text("errors.too_large", limit=limit, what=_a(what))) from None
+        raise UserError(name, Text("errors.cannot_read", why=refusal.why)) from None
 
 
 def load(path: str | Path, *, what: str = "file") -> object:

@@ -26,7 +26,7 @@ from pathlib import Path
 
 from unit.app.persist import read_small_file
 from unit.core.protocol import CODE_DIGITS, CODE_SECONDS, CODE_TRIES
-from unit.files import write_atomically
+from unit.files import clear_leftovers, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -79,6 +79,7 @@ class Pairing:
         self._lock = threading.Lock()
         self._codes: dict[str, Code] = {}  # session -> its code, oldest first
         self._shown: str | None = None  # the session whose code the screen shows (the newest asked for)
+        self._unsaved = False  # the last save failed, and said so: the next failure is not said again
         self.generation = self._load()
 
     @property
@@ -143,9 +144,7 @@ class Pairing:
         return generation
 
     def _load(self) -> str:
-        with contextlib.suppress(OSError):
-            for stale in self.path.parent.glob(f".{self.path.stem}-*.tmp"):  # a write a power cut interrupted
-                stale.unlink()
+        clear_leftovers(self.path)  # a write a power cut interrupted
         raw, _why = read_small_file(self.path, MAX_BYTES)  # never blocks on a FIFO, never reads /dev/zero
         with contextlib.suppress(ValueError, RecursionError):
             data = json.loads(raw) if raw is not None else None
@@ -158,8 +157,13 @@ class Pairing:
         return generation
 
     def _save(self, generation: str) -> None:
-        """Keep the generation across restarts: a power cut keeps the phones paired."""
+        """Keep the generation across restarts: a power cut keeps the phones paired. A disk that refuses it is said
+        once, not at every renewal, until a save succeeds again."""
         try:
             write_atomically(self.path, json.dumps({"generation": generation}).encode())
         except OSError as error:
-            log.warning("web link: cannot save the pairings in %s: %s", self.path, error.strerror or error)
+            if not self._unsaved:
+                log.warning("web link: cannot save the pairings in %s: %s", self.path, error.strerror or error)
+            self._unsaved = True
+        else:
+            self._unsaved = False

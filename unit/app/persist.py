@@ -38,6 +38,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from unit import files
 from unit.files import sync_directory, write_atomically
 
 log = logging.getLogger(__name__)
@@ -48,12 +49,6 @@ FILENAME = "game.json"
 MAX_GAP = 12 * 3600.0
 #: A saved game is about 200 bytes; anything much larger is not one (and is never read whole).
 MAX_BYTES = 64 * 1024
-_KINDS = {
-    stat.S_IFDIR: "a directory",
-    stat.S_IFIFO: "a named pipe",
-    stat.S_IFCHR: "a device",
-    stat.S_IFSOCK: "a socket",
-}
 #: Files moved aside are kept for diagnosis, the most recent few only.
 KEEP_BAD = 3
 
@@ -152,23 +147,25 @@ def read_small_file(path: Path, limit: int) -> tuple[bytes | None, str | None]:
     if stat.S_ISLNK(mode):
         return None, "a symbolic link"
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-    except FileNotFoundError:
-        return None, None
-    except OSError as error:
-        return None, f"cannot be opened ({error.strerror or error})"
-    try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, _KINDS.get(stat.S_IFMT(info.st_mode), "not a regular file")
-        if info.st_size > limit:
-            return None, f"too large ({info.st_size} bytes)"
-        raw = os.read(fd, limit + 1)
-        return (raw, None) if len(raw) <= limit else (None, "too large")
-    except OSError as error:
-        return None, f"cannot be read ({error.strerror or error})"
-    finally:
-        os.close(fd)
+        return files.read_bounded(path, limit, follow_links=False), None
+    except files.Unreadable as refusal:
+        return None, _why(refusal)
+
+
+def _why(refusal: files.Unreadable) -> str | None:
+    """:func:`read_small_file`'s words for a file it did not read (None: there is none)."""
+    match refusal.reason:
+        case "missing":
+            return None
+        case "not_a_file" if refusal.file_type is None:
+            return "not a regular file"
+        case "not_a_file":
+            return "a named pipe" if refusal.file_type == "pipe" else f"a {refusal.file_type}"
+        case "too_large":
+            return "too large" if refusal.size is None else f"too large ({refusal.size} bytes)"
+        case "cannot_open":
+            return f"cannot be opened ({refusal.why})"
+    return f"cannot be read ({refusal.why})"
 
 
 def move_aside(path: Path, why: str, then: str) -> None:
@@ -230,17 +227,8 @@ class GameStore:
 
     def _remove_leftovers(self) -> None:
         """Temporary files of a write a power cut interrupted; what cannot be removed is moved aside or left."""
-        try:
-            leftovers = [p for p in self.directory.iterdir() if p.name.startswith(".game-") and p.name.endswith(".tmp")]
-        except OSError:
-            return  # no folder yet (created at the first save), or not readable: saving will say so
-        for leftover in leftovers:
-            try:
-                leftover.unlink()
-            except FileNotFoundError:
-                pass
-            except OSError as error:  # a directory, a read-only file system
-                self._move_aside(leftover, f"a leftover that cannot be removed ({error.strerror or error})")
+        for leftover, error in files.clear_leftovers(self.path):  # a directory, a read-only file system
+            self._move_aside(leftover, f"a leftover that cannot be removed ({error.strerror or error})")
 
     def _move_aside(self, path: Path, why: str) -> None:
         move_aside(path, why, "starting a new game")

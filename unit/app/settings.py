@@ -10,7 +10,6 @@ starts with the configuration's values, and the saved game is not touched.
 
 from __future__ import annotations
 
-import contextlib
 import json
 import logging
 import os
@@ -23,7 +22,7 @@ from unit.app.persist import move_aside, read_small_file
 from unit.core.menu import Choices
 from unit.core.settings import Brightness, Config, Volume
 from unit.errors import UserError
-from unit.files import sync_directory, write_atomically
+from unit.files import clear_leftovers, sync_directory, write_atomically
 
 log = logging.getLogger(__name__)
 
@@ -77,9 +76,7 @@ class SettingsStore:
 
     def load(self) -> dict[str, Any] | None:
         """The saved layer, or None; a corrupt or foreign file is ignored with one warning."""
-        for stale in self.directory.glob(".settings-*.tmp"):  # a write the power cut interrupted
-            with contextlib.suppress(OSError):
-                stale.unlink()
+        clear_leftovers(self.path)  # a write the power cut interrupted
         raw, why = read_small_file(self.path, MAX_BYTES)  # never blocks on a FIFO, never reads /dev/zero
         if why is not None:
             move_aside(self.path, why, "starting with the configured settings")

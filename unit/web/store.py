@@ -24,6 +24,7 @@ import threading
 from dataclasses import dataclass
 from pathlib import Path
 
+from unit import files
 from unit.errors import Text, UserError
 from unit.files import write_atomically
 from unit.yamlfile import MAX_BYTES  # the command line's own bound: the page never writes what it would refuse
@@ -66,9 +67,7 @@ class Store:
         self.quota = quota or Quota()
         self._lock = threading.Lock()
         for kind in KINDS:  # a write a power cut interrupted (unit.files): the file itself is whole
-            for stale in self.root.glob(f".*.{kind}-*.tmp"):
-                with contextlib.suppress(OSError):
-                    stale.unlink()
+            files.clear_leftovers(self.root / f"*.{kind}.yaml")
 
     def names(self, kind: str) -> list[str]:
         """The names of the files of ``kind`` in the folder, sorted; none when the folder does not exist yet."""
@@ -108,25 +107,18 @@ class Store:
 
     @staticmethod
     def _bytes(path: Path, kind: str) -> bytes | None:
+        """The file's bytes (:func:`unit.files.read_bounded`, a link not followed); None when there is none."""
         try:
-            fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOFOLLOW | os.O_CLOEXEC)
-        except FileNotFoundError:
-            return None
-        except OSError as error:
-            raise UserError(path.name, Text("errors.cannot_read", why=error.strerror or error)) from None
-        try:
-            info = os.fstat(fd)
-            if not stat.S_ISREG(info.st_mode):
+            return files.read_bounded(path, MAX_BYTES, follow_links=False)
+        except files.Unreadable as refusal:
+            if refusal.reason == "missing":
+                return None
+            if refusal.reason == "not_a_file":
                 special = Text("errors.kind.special")
-                raise UserError(path.name, Text("errors.not_a_file", kind=special, what=_a(kind)))
-            data = os.read(fd, MAX_BYTES + 1)
-        except OSError as error:
-            raise UserError(path.name, Text("errors.cannot_read", why=error.strerror or error)) from None
-        finally:
-            os.close(fd)
-        if len(data) > MAX_BYTES:
-            raise UserError(path.name, Text("errors.too_large", limit=MAX_BYTES, what=_a(kind)))
-        return data
+                raise UserError(path.name, Text("errors.not_a_file", kind=special, what=_a(kind))) from None
+            if refusal.reason == "too_large":
+                raise UserError(path.name, Text("errors.too_large", limit=MAX_BYTES, what=_a(kind))) from None
+            raise UserError(path.name, Text("errors.cannot_read", why=refusal.why)) from None
 
     def write(self, kind: str, name: str, text: str, expected: str | None) -> str:
         """Write ``text`` atomically if the file is still at version ``expected`` (None: must not exist yet).
