@@ -13,7 +13,7 @@ from helpers import cli_json
 
 from unit import i18n
 from unit.calculator import bank, position
-from unit.calculator.bank import Refused
+from unit.calculator.bank import ActionRefused
 from unit.cli import main
 from unit.errors import Text
 
@@ -36,8 +36,8 @@ def holding(game: position.Game, name: str):
     return game.held(name)[1]
 
 
-def refused(game: position.Game, action: bank.Action, language: str = "fr") -> Refused:
-    with pytest.raises(Refused) as caught:
+def refused(game: position.Game, action: bank.Action, language: str = "fr") -> ActionRefused:
+    with pytest.raises(ActionRefused) as caught:
         bank.apply(game, action, language)
     return caught.value
 
@@ -196,7 +196,7 @@ def test_the_last_player_left_cannot_go_out():
     game = city()
     game, _ = bank.apply(game, bank.Out("alice"))
     game, _ = bank.apply(game, bank.Out("bruno"))
-    with pytest.raises(Refused) as refused:
+    with pytest.raises(ActionRefused) as refused:
         bank.apply(game, bank.Out("chloé"))
     assert refused.value.say(i18n.words("fr")).endswith(
         "Chloé est le dernier joueur : la partie est finie, et Chloé l'a gagnée"
@@ -286,7 +286,7 @@ def test_undo_of_n_entries_last_first():
     assert [e.what for e in undone] == ["build", "rent"]
     assert len(back.history) == 1
     assert refused(back, bank.Pay(None, None, 5)).key == "bank.bank_to_bank"
-    with pytest.raises(Refused):
+    with pytest.raises(ActionRefused):
         bank.undo(back, 2)
 
 

@@ -40,7 +40,7 @@ else:
     _Base = getattr(yaml, "CSafeLoader", yaml.SafeLoader)  # libyaml's parser where installed: 5x faster
 
 
-class Refused(yaml.constructor.ConstructorError):
+class DisallowedYaml(yaml.constructor.ConstructorError):
     """Valid YAML this project refuses (a key given twice, an integer too long): ``said``, where ``mark`` is."""
 
     def __init__(self, said: Text, mark: yaml.Mark):
@@ -61,7 +61,7 @@ class Loader(_Base):
         digits = value.lstrip("+-").removeprefix("0x")
         if len(digits) > MAX_DIGITS:
             problem = Text("errors.number_too_long", digits=len(digits), most=MAX_DIGITS)
-            raise Refused(problem, node.start_mark)
+            raise DisallowedYaml(problem, node.start_mark)
         return int(value, 0)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
@@ -74,7 +74,7 @@ class Loader(_Base):
                 try:
                     if key in first_line:
                         problem = Text("errors.key_twice", key=shown(key), line=first_line[key])
-                        raise Refused(problem, key_node.start_mark)
+                        raise DisallowedYaml(problem, key_node.start_mark)
                     first_line[key] = key_node.start_mark.line + 1
                 except TypeError:  # not hashable: the constructor says so below
                     continue
@@ -133,7 +133,7 @@ def parse(raw: bytes | str, name: str, *, what: str = "file") -> object:
             raise UserError(name, Text("errors.not_utf8", at=exc.start, what=what_text)) from None
     try:
         data = yaml.load(raw, Loader=Loader)  # noqa: S506 -- a safe loader
-    except Refused as exc:
+    except DisallowedYaml as exc:
         raise UserError(name, Text("errors.at_line", line=_line(exc), problem=exc.said)) from None
     except yaml.MarkedYAMLError as exc:
         problem = (exc.problem or exc.context or "invalid YAML").strip()

@@ -38,6 +38,7 @@ from unit.app.trace import TraceSink, record
 from unit.core import Output, Pressed, Released, ScreenChanged, SettingsChanged, Unit, views
 from unit.core.protocol import (
     SOCKET_NAME,
+    BadLine,
     ChangeSettings,
     CheckCode,
     ErrorRecord,
@@ -45,7 +46,6 @@ from unit.core.protocol import (
     PairingRecord,
     Press,
     Record,
-    Refused,
     Release,
     RequestCode,
     ScreenRecord,
@@ -197,7 +197,7 @@ class Link:
         """One message from a client: a press, a release, settings, pairing or where the phones find it."""
         message = read_message(line)
         match message:
-            case Refused():
+            case BadLine():
                 client.send(message.record().line())
             case Press(button=button) | Release(button=button) if self.post is None:
                 client.send(NO_UNIT.line())

@@ -5,7 +5,7 @@ checked against the rules of the game's kind and turned into one history entry
 (:class:`unit.calculator.history.Entry`): who pays whom, how much, what for, and the position change
 that goes with it. :func:`apply` returns the new game with that entry at the end of its history;
 :func:`undo` takes the last entries back and restores cash and position exactly. An action the rules
-refuse raises :class:`Refused`, carrying the rule's sentence as a :class:`unit.errors.Text` (its ``key``
+refuse raises :class:`ActionRefused`, carrying the rule's sentence as a :class:`unit.errors.Text` (its ``key``
 names it), said in the reader's language where it is shown; when the cash is short the sentence says what
 the player can do (mortgage, sell back, the rent-exemption card).
 
@@ -26,11 +26,11 @@ from unit import i18n
 from unit.calculator import rules
 from unit.calculator.history import Change, Entry, Payment
 from unit.calculator.position import Game, Holding, Player, building_name
-from unit.calculator.rulebook import Joined, Refused, Rules, refused
+from unit.calculator.rulebook import ActionRefused, Joined, Rules, refused
 from unit.errors import Text
 from unit.fields import name_key
 
-__all__ = ["Refused"]  # raised here, defined beside the rules that raise it too
+__all__ = ["ActionRefused"]  # raised here, defined beside the rules that raise it too
 
 #: What the command line and the pages may type for the bank, in any language.
 BANK_NAMES = ("banque", "bank", "la banque", "the bank")
@@ -172,7 +172,7 @@ Action = (
 
 
 def apply(game: Game, action: Action, language: str = "fr") -> tuple[Game, Entry]:
-    """The game after ``action``, and the history entry it added; :class:`Refused` when the rules say no.
+    """The game after ``action``, and the history entry it added; :class:`ActionRefused` when the rules say no.
 
     ``language`` only words ``str()`` of a refusal (its :meth:`~unit.errors.UserError.say` takes any language)."""
     with _speaking(language):
@@ -182,7 +182,7 @@ def apply(game: Game, action: Action, language: str = "fr") -> tuple[Game, Entry
             kind = rules.of(game)
             new = kind.new_problems(game, after, variant if variant in kind.variants else None)
             if new:
-                raise Refused(new[0].message)
+                raise ActionRefused(new[0].message)
     return after, entry
 
 
@@ -211,7 +211,7 @@ class _speaking:
         return None
 
     def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
-        if isinstance(error, Refused):
+        if isinstance(error, ActionRefused):
             error.language = self.language
 
 
@@ -428,7 +428,7 @@ def _rent(game: Game, kind: Rules, action: PayRent) -> Entry:
         return Entry("rent", Payment(payer.name, owner.name, 0), square=square, changes=(change,))
     report = kind.rent(game, square, action.dice)
     if report.needs_dice:  # a utility's owner charges by the throw
-        raise Refused(report.explanation[0])
+        raise ActionRefused(report.explanation[0])
     if report.rent <= 0:
         raise refused("nothing_to_pay")
     _afford(game, payer, report.rent, rent=True)

@@ -63,7 +63,7 @@ class Joined(Text):
         return between.join(part.say(words) if isinstance(part, Text) else str(part) for part in parts)
 
 
-class Refused(UserError):
+class ActionRefused(UserError):
     """An action the bank refuses (:mod:`unit.calculator.bank`): ``message`` is the rule's sentence, a
     :class:`Text` said in the reader's language where the refusal is shown; ``key`` names it
     (``bank.short``, ``calculator.check.max_blocks``)."""
@@ -80,9 +80,9 @@ class Refused(UserError):
         return self.say(i18n.words(self.language))
 
 
-def refused(key: str, /, **values: object) -> Refused:
+def refused(key: str, /, **values: object) -> ActionRefused:
     """The bank's refusal ``key`` (under ``bank.`` in unit/locales/) with its values."""
-    return Refused(Text(f"bank.{key}", **values))
+    return ActionRefused(Text(f"bank.{key}", **values))
 
 
 def shown(value: object, language: str) -> str:
@@ -371,7 +371,7 @@ class Rules(ABC):
     def sell(self, game: Game, name: str, variant: str | None) -> Deal:
         """What the bank pays for the buildings on ``name`` (held)."""
 
-    # --- what the table's bank asks (unit.calculator.bank): values, or a :class:`Refused` with the rule's words
+    # --- what the table's bank asks (unit.calculator.bank): values, or a :class:`ActionRefused` with the rule's words
 
     #: The lowest bid an auction starts at.
     auction_minimum: ClassVar[int]
@@ -392,11 +392,12 @@ class Rules(ABC):
 
     @abstractmethod
     def price(self, game: Game, name: str) -> int:
-        """The price printed on ``name``'s card; :class:`Refused` when nobody can buy it or it is not copied yet."""
+        """The price printed on ``name``'s card; :class:`ActionRefused` when nobody can buy it or it is not copied
+        yet."""
 
     @abstractmethod
     def build(self, game: Game, owner: Player, holding: Holding, order: Building) -> tuple[int, Holding]:
-        """What the buildings of ``order`` on ``holding`` cost and the holding after; :class:`Refused` when the
+        """What the buildings of ``order`` on ``holding`` cost and the holding after; :class:`ActionRefused` when the
         rules forbid them (the position's own checks come after, :meth:`check`)."""
 
     @abstractmethod

@@ -523,7 +523,7 @@ Message = Press | Release | ChangeSettings | RequestCode | CheckCode | ShowPhone
 
 
 @dataclass(frozen=True)
-class Refused:
+class BadLine:
     """A line the unit does not obey: the error record answered to its sender."""
 
     error: str
@@ -533,17 +533,17 @@ class Refused:
         return ErrorRecord(self.error, self.about)
 
 
-NOT_ONE_OBJECT = Refused("expected one JSON object with one key per line")
-BAD_PHONE = Refused(
+NOT_ONE_OBJECT = BadLine("expected one JSON object with one key per line")
+BAD_PHONE = BadLine(
     f"phone: expected lines (1 to {PHONE_LINES} texts of at most {PHONE_LINE_CHARS} characters)"
     f" and a square QR of at most {QR_MODULES}",
     "phone",
 )
 
-BAD_SESSION = Refused(f"pair: expected a session of 1 to {SESSION_CHARS} characters")
+BAD_SESSION = BadLine(f"pair: expected a session of 1 to {SESSION_CHARS} characters")
 
 
-def read_message(line: bytes) -> Message | Refused:
+def read_message(line: bytes) -> Message | BadLine:
     """A client's line as a message, or why it is refused."""
     try:
         data = json.loads(line)
@@ -552,7 +552,7 @@ def read_message(line: bytes) -> Message | Refused:
     return message_from(data)
 
 
-def message_from(data: object) -> Message | Refused:
+def message_from(data: object) -> Message | BadLine:
     """A message from its JSON data (``{"press": "auction"}``), or why it is refused."""
     if not isinstance(data, dict) or len(data) != 1:
         return NOT_ONE_OBJECT
@@ -573,10 +573,10 @@ def message_from(data: object) -> Message | Refused:
         return CheckCode(code if isinstance(code, str) else None, str(value.get("id", ""))[:64], session)
     if verb == Verb.PHONE:
         return _phone(value)
-    return Refused(f"unknown message {verb!r}")
+    return BadLine(f"unknown message {verb!r}")
 
 
-def _phone(value: object) -> ShowPhone | Refused:
+def _phone(value: object) -> ShowPhone | BadLine:
     lines, qr = (value.get("lines"), value.get("qr", [])) if isinstance(value, dict) else (None, None)
     ok_lines = (
         isinstance(lines, list)

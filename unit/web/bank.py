@@ -168,7 +168,7 @@ def act(request: Request, form: Form) -> Response:
             action, field = action_of(loaded.game, form, lang)
             try:
                 after, _entry = bank.apply(loaded.game, action, lang)
-            except UserError as error:  # the rule's sentence (bank.Refused), or a name the edition lacks
+            except UserError as error:  # the rule's sentence (bank.ActionRefused), or a name the edition lacks
                 raise Refusal(said(error.message, w), field) from None
             query = {"done": str(len(after.history))}
     except Refusal as refusal:

@@ -19,6 +19,7 @@ from typing import Any
 
 from unit.core.protocol import (
     SOCKET_NAME,
+    BadLine,
     ChangeSettings,
     CheckCode,
     ErrorRecord,
@@ -26,7 +27,6 @@ from unit.core.protocol import (
     Message,
     PairedRecord,
     PairingRecord,
-    Refused,
     RequestCode,
     SettingsRecord,
     ShowPhone,
@@ -195,7 +195,7 @@ class UnitHub:
         """
         if isinstance(message, dict):
             read = message_from(message)
-            if isinstance(read, Refused):
+            if isinstance(read, BadLine):
                 log.warning("not sent to the unit: %s", read.error)
                 return False
             message = read
