@@ -21,7 +21,7 @@ import subprocess
 import sys
 import threading
 import time
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -33,6 +33,7 @@ from unit.app.scenario import Step
 from unit.app.simulate import simulate
 from unit.app.trace import TraceWriter
 from unit.backends.headless import Headless
+from unit.calculator.history import Entry
 from unit.core import Pressed, Released, Unit
 from unit.core.protocol import SOCKET_NAME
 
@@ -436,3 +437,16 @@ def version(client: Any, name: str = "ma-ville") -> str:
     found = re.search(r'name="version" value="([^"]*)"', client.get(f"/editions/{name}/card").text)
     assert found is not None, f"no version on the card page of {name}"
     return found.group(1)
+
+
+def bank_flow(entries: Iterable[Entry]) -> int:
+    """What the bank paid the players, net, over ``entries``: the players' cash moved by that much (the tests'
+    measure of money conserved: the bank's actions move cash between players, or to and from the bank, only)."""
+    flow = 0
+    for entry in entries:
+        for p in entry.payments:
+            if p.payer is None and p.payee is not None:
+                flow += p.amount
+            elif p.payee is None and p.payer is not None:
+                flow -= p.amount
+    return flow

@@ -12,6 +12,7 @@ from __future__ import annotations
 from pathlib import Path
 
 import yaml
+from helpers import bank_flow
 from hypothesis import HealthCheck, event, given, settings
 from hypothesis import strategies as st
 
@@ -114,6 +115,7 @@ def test_money_is_conserved_and_undo_gives_the_file_back(kind: str, data: st.Dat
             continue
         assert after.history[-1] == entry
         event(f"applied {type(act).__name__}")
+        assert position.dumps_after(text, game, after, edition) == position.dumps(after, edition)  # what is written
         text = position.dumps(after, edition)
         game = reread(text, kind)
         assert game.players == after.players and game.history == after.history
@@ -129,6 +131,7 @@ def test_money_is_conserved_and_undo_gives_the_file_back(kind: str, data: st.Dat
             assert p.cash == cash0[p.name] + moved[p.name] >= 0
         gone = [name for name in cash0 if name not in {p.name for p in game.players}]
         assert all(cash0[name] + moved[name] == 0 for name in gone)  # who left, left with nothing
-        assert sum(p.cash for p in game.players) == total0 + bank.bank_flow(game.history)
+        assert sum(p.cash for p in game.players) == total0 + bank_flow(game.history)
     back, _ = bank.undo(game, len(game.history), "fr") if game.history else (game, ())
     assert position.dumps(back, edition) == first
+    assert position.dumps_after(text, game, back, edition) == first  # the undo as the bank writes it

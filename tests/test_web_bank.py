@@ -18,7 +18,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
 import httpx2 as httpx  # noqa: E402
-from helpers import THREE_DISTRICTS, RunningUnit, cli_json, wait_for  # noqa: E402
+from helpers import THREE_DISTRICTS, RunningUnit, bank_flow, cli_json, wait_for  # noqa: E402
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
@@ -491,7 +491,7 @@ def test_whatever_the_phones_tap_the_cash_and_the_bank_stay_consistent(taps, tmp
 
     def base() -> int:  # what the players' cash is once the bank's flows are taken out
         game = game_of(path)
-        return sum(p.cash for p in game.players) - bank.bank_flow(game.history)
+        return sum(p.cash for p in game.players) - bank_flow(game.history)
 
     expected, dropped = base(), False
     for form in taps:

@@ -188,22 +188,3 @@ _OLD_NUMBER = re.compile(r"[-+]?(?:0[0-9_]+|0b[01_]+|[0-9][0-9_]*(?::[0-5]?[0-9]
 def looks_like_an_old_number(text: str) -> bool:
     """Whether YAML 1.1 would have read ``text`` as a number (``017``, ``1:30``, ``1_000``)."""
     return _OLD_NUMBER.fullmatch(text) is not None
-
-
-def type_name(value: object) -> str:
-    """How a parsed YAML value is called in error messages."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return f"boolean {str(value).lower()}"
-    if isinstance(value, (int, float)):
-        return f"number {value!r}"
-    if isinstance(value, str):
-        if _OLD_NUMBER.fullmatch(value):
-            return f"text {value!r} (write numbers in plain decimal: no leading 0, no ':' or '_')"
-        return f"text {shown(value)}"
-    if isinstance(value, list):
-        return "a list"
-    if isinstance(value, dict):
-        return "a mapping"
-    return type(value).__name__

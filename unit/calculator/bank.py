@@ -710,18 +710,3 @@ def entry_json(entry: Entry) -> dict[str, Any]:
         ],
     }
     return out
-
-
-# --- money is conserved -----------------------------------------------------------------------------
-
-
-def bank_flow(entries: Iterable[Entry]) -> int:
-    """What the bank paid the players, net, over ``entries``: the players' cash moved by that much."""
-    flow = 0
-    for entry in entries:
-        for p in entry.payments:
-            if p.payer is None and p.payee is not None:
-                flow += p.amount
-            elif p.payee is None and p.payer is not None:
-                flow -= p.amount
-    return flow

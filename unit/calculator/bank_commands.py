@@ -38,7 +38,7 @@ class GameFile:
 
     def write(self, game: positions.Game, language: str) -> None:
         """Write ``game`` in place of the file read; refused if the file changed since or would be too large."""
-        text = positions.dumps(game, self.edition_ref).encode("utf-8")
+        text = positions.dumps_after(self.raw.decode("utf-8"), self.game, game, self.edition_ref).encode("utf-8")
         if len(text) > yamlfile.MAX_BYTES:
             raise UserError(str(self.path), bank.say(language, "too_large", n=len(text), m=yamlfile.MAX_BYTES))
         if yamlfile.read_bounded(self.path, what="game file") != self.raw:

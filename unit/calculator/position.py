@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from functools import cache
 from pathlib import Path
 from typing import Any
@@ -382,6 +382,45 @@ def dumps(game: Game, edition: str) -> str:
         default_flow_style=None,
         width=120,
     )
+
+
+#: Where a game file's history starts (:func:`dumps` writes it last, each entry a ``- `` line at the margin).
+HISTORY_LINE = "\nhistory:\n"
+
+
+def dumps_after(text: str, before: Game, after: Game, edition: str) -> str:
+    """The game file's text for ``after``: exactly :func:`dumps`, made from ``text``, the file of ``before`` as read.
+
+    A bank action adds one entry at the end of the history, an undo takes the last ones away, and the rest of
+    a long evening's history (2,000 entries: PyYAML takes most of a second to write them) is the same text:
+    it is kept from the file as read, the players are written again and each new entry on its own, with the
+    same function. The history is the file's last key, each entry a ``- `` line at the margin; when the text
+    read is not cut so (a file written by hand), the whole file is written the usual way.
+    """
+    common = min(len(before.history), len(after.history))
+    _head, marker, tail = text.partition(HISTORY_LINE)
+    read = "\n" + tail  # each entry starts a line with « - »
+    if (
+        not before.history
+        or not marker
+        or read.count("\n- ") != len(before.history)
+        or before.history[:common] != after.history[:common]
+        or not text.endswith("\n")
+    ):
+        return dumps(after, edition)
+    if common == len(before.history) and read.startswith("\n- ") and "\n\n- " not in read:
+        kept = tail  # entries added at the end: the history as read, whole (a blank line between entries: cut below)
+    else:
+        entries = ["- " + part for part in read.split("\n- ")[1:]]
+        kept = "".join(e if e.endswith("\n") else e + "\n" for e in entries[:common])
+    players = dumps(replace(after, history=()), edition)
+    if not after.history:
+        return players
+    new = [
+        dumps(replace(after, players=(), history=(entry,)), edition).partition(HISTORY_LINE)[2]
+        for entry in after.history[common:]
+    ]
+    return players + HISTORY_LINE[1:] + kept + "".join(new)
 
 
 def _amount(kind: str, amount: int) -> int | str:

@@ -20,7 +20,6 @@ that says what will happen).
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import replace
 from urllib.parse import urlencode
 
 from starlette.requests import Request
@@ -178,7 +177,8 @@ def act(request: Request, form: Form) -> Response:
     except UserError as error:
         return refused(request, loaded, form, Refusal(said(error.message, w)))
     try:
-        version = store.write("game", name, written(loaded, after), loaded.version)
+        text = positions.dumps_after(loaded.text, loaded.game, after, loaded.edition_ref)
+        version = store.write("game", name, text, loaded.version)
     except Changed:
         return refused(request, loaded, form, Refusal(w("web.bank.changed"), "", 409))
     except UserError as error:  # too large for the command line, or the disk refused it: nothing written
@@ -187,45 +187,6 @@ def act(request: Request, form: Form) -> Response:
     if what == "auction":
         settle(request, form)
     return back_to_game(name, form, query)
-
-
-HISTORY_LINE = "\nhistory:\n"
-
-
-def written(loaded: game.Loaded, after: positions.Game) -> str:
-    """The game file's text for ``after``: exactly :func:`unit.calculator.position.dumps`, made from the text read.
-
-    A bank action adds one entry at the end of the history, an undo takes the last ones away, and the rest of
-    a long evening's history (2,000 entries: PyYAML takes most of a second to write them) is the same text:
-    it is kept from the file as read, the players are written again and each new entry on its own, with the
-    same function. The history is the file's last key, each entry a ``- `` line at the margin; when the text
-    read is not cut so (a file written by hand), the whole file is written the usual way.
-    """
-    before = loaded.game
-    common = min(len(before.history), len(after.history))
-    head, marker, tail = loaded.text.partition(HISTORY_LINE)
-    read = "\n" + tail  # each entry starts a line with « - »
-    if (
-        not before.history
-        or not marker
-        or read.count("\n- ") != len(before.history)
-        or before.history[:common] != after.history[:common]
-        or not loaded.text.endswith("\n")
-    ):
-        return positions.dumps(after, loaded.edition_ref)
-    if common == len(before.history) and read.startswith("\n- ") and "\n\n- " not in read:
-        kept = tail  # entries added at the end: the history as read, whole (a blank line between entries: cut below)
-    else:
-        entries = ["- " + part for part in read.split("\n- ")[1:]]
-        kept = "".join(e if e.endswith("\n") else e + "\n" for e in entries[:common])
-    text = positions.dumps(replace(after, history=()), loaded.edition_ref)
-    if not after.history:
-        return text
-    new = [
-        positions.dumps(replace(after, players=(), history=(entry,)), loaded.edition_ref).partition(HISTORY_LINE)[2]
-        for entry in after.history[common:]
-    ]
-    return text + HISTORY_LINE[1:] + kept + "".join(new)
 
 
 def sale_fragment(request: Request) -> Response:

@@ -109,11 +109,6 @@ def squares_of(game: positions.Game) -> list[dict[str, Any]]:
     return out
 
 
-def problems(game: positions.Game, variant: str | None, language: str) -> list[commands.SaidProblem]:
-    """The position's broken rules, as ``monopoly-city check`` finds them, said in the page's language."""
-    return commands.problems_of(game, variant, language)
-
-
 # --- changing a game: the file's data, then the loader and the check ------------------------------
 
 
@@ -344,6 +339,7 @@ def show_game(
     :class:`CardView`) and kept: a payment renders again only the two players it changes."""
     lang = language_of(request)
     game = loaded.game
+    words, write = i18n.words(lang), rules.of(game).write  # amounts as the game writes them
     variant = variant_of(game, variant_text)
     bank = bank_page.values(game, dict(request.query_params), variant, lang)
     groups = group_of(game)
@@ -369,7 +365,7 @@ def show_game(
             tower=player.tower == name,
             group=group,
             group_label=group_label(game, group, lang),
-            value=money_text(game, holding_value(game, player, holding, variant, lang), lang),
+            value=write(holding_value(game, player, holding, variant, lang), words),
             taps=tuple(bank["bank_cards"].get(name, ())),
             error=said if said is not None and said.field == f"h-{name}" else None,
         )
@@ -386,7 +382,7 @@ def show_game(
             player=i,
             players=names,
             name=p.name,
-            cash=money_text(game, p.cash, lang),
+            cash=write(p.cash, words),
             tower=p.tower,
             exemption=p.exemption_card,
             holdings=tuple(city_or_classic_name(h) for h in p.holdings),
@@ -409,7 +405,7 @@ def show_game(
         kind=game.kind,
         variant=variant,
         player=player,
-        problems=problems(game, variant, lang),
+        problems=commands.problems_of(game, variant, lang),
         error=error,
         confirm=confirm,
         sale=bank_page.sale_offer(request, loaded.name, game),
@@ -604,7 +600,7 @@ def fortunes_page(request: Request) -> Response:
         kind=game.kind,
         variant=variant,
         report=report,
-        fmt=lambda amount: money_text(game, amount, lang),
+        fmt=lambda amount: rules.of(game).write(amount, i18n.words(lang)),
         big=request.query_params.get("big") == "1",
         small_query=urlencode({"variant": variant} if variant else {}),
         big_query=urlencode(({"variant": variant} if variant else {}) | {"big": "1"}),
@@ -645,11 +641,6 @@ def holding_value(game: positions.Game, player: positions.Player, holding: Any, 
         return rules.of(game).holding_value(game, player, holding, variant)
     except UserError:
         return 0  # a City card not copied yet: the fortunes page says which
-
-
-def money_text(game: positions.Game, amount: int, lang: str) -> str:
-    """An amount as the game writes it (``M 1,5M``, ``1500``), in the page's language."""
-    return rules.of(game).write(amount, i18n.words(lang))
 
 
 def group_of(game: positions.Game) -> dict[str, str]:
