@@ -352,3 +352,30 @@ def test_the_volume_is_the_buzzer_pins_duty_cycle(unit_on_pins):
     assert unit.wait_for(lambda: len(pins.tones()) >= 3)
     duties = {r["value"] for r in pins.records if r["pin"] == "buzzer" and r["value"] > 0}
     assert duties == {0.05}  # low: a narrow pulse (high is 0.5)
+
+
+def test_buttons_pressed_high_a_touch_module_or_a_button_to_3v3_switch_on_and_start_an_auction(unit_on_pins):
+    """buttons.pressed: high: the inputs use the pull-down, and a rising level is a press (TTP223, QEMU's line)."""
+    unit = unit_on_pins({"buttons": {"pressed": "high"}})
+    power = unit.pin("power")
+    assert power.pull == "down" and power.state == 0  # idle low, not a press held at start-up
+    power.drive_high()  # touched: 100 ms high, as QEMU's system_powerdown pulses its line
+    time.sleep(0.1)
+    power.drive_low()
+    assert unit.wait_for(lambda: unit.runtime.unit.state == "ready")
+    unit.pin("auction").drive_high()
+    time.sleep(0.05)
+    unit.pin("auction").drive_low()
+    assert unit.wait_for(lambda: unit.runtime.unit.state == "countdown")
+
+
+def test_scripted_presses_drive_the_pressed_level():
+    config = configuration.load(({"buttons": {"pressed": "high"}}, "test"))
+    backend = Gpio(config, pins="mock")
+    runtime = Runtime(Unit(config), backend)
+    runtime.open()
+    from unit.core import Button, Pressed
+
+    backend.inject(Pressed(Button.POWER))
+    assert backend.factory.pin(PINS["power"]).state == 1
+    backend.close()

@@ -431,7 +431,7 @@ class Gpio(Backend):
         for button in BUTTONS:
             self.inputs[button] = DigitalInputDevice(
                 getattr(pins, button),
-                pull_up=True,
+                pull_up=self.config.buttons.pull_up,  # buttons.pressed: low (to ground) or high (3.3 V, TTP223)
                 bounce_time=self.config.buttons.bounce_seconds,
                 pin_factory=self.factory,
             )
@@ -543,8 +543,8 @@ class Gpio(Backend):
             pin, down = self.factory.pin(self.config.pins.power), event.on
         else:
             pin, down = self.factory.pin(getattr(self.config.pins, event.button)), isinstance(event, Pressed)
-        if down:
-            pin.drive_low()  # pull-up: pressed (or switched on) is low
+        if down == self.config.buttons.pull_up:  # pressed (or switched on) is low with the pull-up
+            pin.drive_low()
         else:
             pin.drive_high()
 
