@@ -217,8 +217,9 @@ class SelfTest:
             else:
                 answered = device.wait_for_active(timeout)
         if not answered:
-            return Result(name, "missing", w("selftest.silent", timeout=timeout, gpio=gpio,
-                                                               physical=PHYSICAL.get(gpio, "?"), key=name, rail=rail))  # fmt: skip
+            physical = PHYSICAL.get(gpio, "?")
+            detail = w("selftest.silent", timeout=timeout, gpio=gpio, physical=physical, key=name, rail=rail)
+            return Result(name, "missing", detail)
         self.say(w("selftest.pressed"))
         if self.mock:
             return Result(name, "simulated", w("selftest.simulated_button"))
