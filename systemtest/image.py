@@ -144,7 +144,7 @@ def _build_into(repo: Path, image: Image, log) -> None:
     # The kernel: downloaded inside the new system (apt's lists are there during the hook), unpacked
     # below (not dpkg-installed, which would build Debian's own initramfs under qemu-user for minutes).
     kernel_hook = (
-        'chroot "$1" sh -c \'cd /tmp && apt-get download -q '
+        'chroot "$1" sh -c \'mkdir -p /root/kernel && cd /root/kernel && apt-get download -q '
         '$(apt-cache depends linux-image-arm64 | sed -n "s/.*Depends: \\(linux-image-[0-9].*\\)/\\1/p")\''
     )
     packages = SYSTEM_PACKAGES + guide_packages(repo)
@@ -155,11 +155,11 @@ def _build_into(repo: Path, image: Image, log) -> None:
         ],
         log,
     )  # fmt: skip
-    debs = sorted((root / "tmp").glob("linux-image-*.deb"))
+    debs = sorted((root / "root" / "kernel").glob("linux-image-*.deb"))
     if len(debs) != 1:
         raise SystemExit(f"system-test: expected one kernel package, found {debs}")
     run(["dpkg-deb", "-x", str(debs[0]), str(root)], log)
-    debs[0].unlink()
+    shutil.rmtree(debs[0].parent)
     version = next((root / "lib" / "modules").iterdir()).name
     run(["chroot", str(root), "depmod", "-a", version], log)
     shutil.copy(root / "boot" / f"vmlinuz-{version}", image.kernel)

@@ -92,7 +92,7 @@ def cmd_run(args: argparse.Namespace) -> int:
     state_dir = args.state_dir
     if state_dir is None and backend_name == "gpio" and pins == "lgpio":
         state_dir = DEFAULT_PI_STATE_DIR
-    elif state_dir is None and backend_name == "emulator" and not scenario:
+    elif state_dir is None and backend_name in ("emulator", "terminal") and not scenario:
         state_dir = str(user_config_dir())  # a laptop: the settings menu's choices are kept there
     # Absolute paths now: importing lgpio may chdir() the whole process (to $LG_WD).
     state_dir = os.path.abspath(state_dir) if state_dir else None
