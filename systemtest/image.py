@@ -7,8 +7,8 @@ both said in docs/dev/system-test.md: Debian has no ``python3-lgpio`` (the proje
 lgpio's aarch64 wheel from the wheelhouse instead), and the GPIO chip is QEMU's PL061 (8 lines), not the
 BCM2835's.
 
-The cache key is a hash of everything that goes into the image: this file, the guide's package line and
-the machine's options. A changed recipe builds a new image beside the old ones (delete the folder to free
+The cache key is a hash of everything that goes into the image: the code below that makes it, its
+constants, the guide's package line and the machine's options. A changed recipe builds a new image beside the old ones (delete the folder to free
 the space: ``rm -r ~/.cache/monopoly-city/system-test``).
 """
 
@@ -91,7 +91,14 @@ class Image:
 
 
 def image_key(repo: Path) -> str:
-    recipe = hashlib.sha256(Path(__file__).read_bytes())
+    """A hash of the recipe: the code that makes the image, its constants and the guide's packages."""
+    import inspect
+
+    recipe = hashlib.sha256()
+    for part in (_build_into, _configure, _module_order, _write_initramfs, _Cpio, _write_dtb):
+        recipe.update(inspect.getsource(part).encode())
+    constants = [SUITE, MIRROR, PI_REVISION, IMAGE_SIZE, USER, INIT, *SYSTEM_PACKAGES, *INITRAMFS_MODULES]
+    recipe.update(" ".join(constants).encode())
     recipe.update(" ".join(guide_packages(repo)).encode())
     recipe.update(" ".join(MACHINE).encode())
     return recipe.hexdigest()[:16]
@@ -125,6 +132,8 @@ def build(repo: Path, log) -> Image:
     image = cached_image(repo)
     if image.complete:
         return image
+    if os.geteuid() != 0:
+        raise SystemExit("system-test: building the image needs root (mmdebstrap, binfmt_misc): sudo make system-test")
     ensure_binfmt(log)
     image.folder.parent.mkdir(parents=True, exist_ok=True)
     work = Path(tempfile.mkdtemp(prefix=f"{image.folder.name}.", suffix=".building", dir=image.folder.parent))
