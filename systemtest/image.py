@@ -8,8 +8,8 @@ lgpio's aarch64 wheel from the wheelhouse instead), and the GPIO chip is QEMU's 
 BCM2835's.
 
 The cache key is a hash of everything that goes into the image: the code below that makes it, its
-constants, the guide's package line and the machine's options. A changed recipe builds a new image beside the old ones (delete the folder to free
-the space: ``rm -r ~/.cache/monopoly-city/system-test``).
+constants, the guide's package line and the machine's options. A changed recipe builds a new image
+beside the old ones (``rm -r ~/.cache/monopoly-city/system-test`` frees the space).
 """
 
 from __future__ import annotations
@@ -24,6 +24,7 @@ import sys
 import tempfile
 from dataclasses import dataclass
 from pathlib import Path
+from typing import TextIO
 
 SUITE = "bookworm"
 MIRROR = "http://deb.debian.org/debian"
@@ -108,17 +109,17 @@ def cached_image(repo: Path) -> Image:
     return Image(cache_root() / f"image-{image_key(repo)}")
 
 
-def run(command: list[str], log, **options) -> subprocess.CompletedProcess:
+def run(command: list[str], log: TextIO) -> subprocess.CompletedProcess[bytes]:
     """Run a build step, its output in the build log; a failure names the step and the log."""
     log.write(f"\n$ {' '.join(command)}\n")
     log.flush()
-    result = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT, **options)
+    result = subprocess.run(command, stdout=log, stderr=subprocess.STDOUT)
     if result.returncode != 0:
         raise SystemExit(f"system-test: image build step failed ({result.returncode}): {' '.join(command)}")
     return result
 
 
-def ensure_binfmt(log) -> None:
+def ensure_binfmt(log: TextIO) -> None:
     """mmdebstrap runs arm64 programs through qemu-user: binfmt_misc must be mounted and enabled."""
     if not Path("/proc/sys/fs/binfmt_misc/register").exists():
         run(["mount", "-t", "binfmt_misc", "binfmt_misc", "/proc/sys/fs/binfmt_misc"], log)
@@ -127,7 +128,7 @@ def ensure_binfmt(log) -> None:
     run(["arch-test", "arm64"], log)
 
 
-def build(repo: Path, log) -> Image:
+def build(repo: Path, log: TextIO) -> Image:
     """Build the image (about 10 minutes here), or return the cached one."""
     image = cached_image(repo)
     if image.complete:
@@ -147,29 +148,47 @@ def build(repo: Path, log) -> Image:
     return image
 
 
-def _build_into(repo: Path, image: Image, log) -> None:
-    root = image.folder / "rootfs"
-    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "system-test", "-f", str(image.key)], log)
+def _debootstrap(repo: Path, log: TextIO) -> Path:
+    """The root file system as mmdebstrap makes it, with the kernel's package beside it: the slow step
+    (about 5 minutes here), cached as a tarball by its own inputs."""
     # The kernel: downloaded inside the new system (apt's lists are there during the hook), unpacked
-    # below (not dpkg-installed, which would build Debian's own initramfs under qemu-user for minutes).
+    # later (not dpkg-installed, which would build Debian's own initramfs under qemu-user for minutes).
     kernel_hook = (
         'chroot "$1" sh -c \'mkdir -p /root/kernel && cd /root/kernel && apt-get download -q '
         '$(apt-cache depends linux-image-arm64 | sed -n "s/.*Depends: \\(linux-image-[0-9].*\\)/\\1/p")\''
     )
     packages = SYSTEM_PACKAGES + guide_packages(repo)
-    run(
-        [
-            "mmdebstrap", "--mode=root", "--variant=apt", "--arch=arm64", f"--include={','.join(packages)}",
-            f"--customize-hook={kernel_hook}", SUITE, str(root), MIRROR,
-        ],
-        log,
-    )  # fmt: skip
+    command = [
+        "mmdebstrap", "--mode=root", "--variant=apt", "--arch=arm64", f"--include={','.join(packages)}",
+        f"--customize-hook={kernel_hook}", SUITE,
+    ]  # fmt: skip
+    key = hashlib.sha256(" ".join([*command, MIRROR]).encode()).hexdigest()[:16]
+    tarball = cache_root() / f"rootfs-{key}.tar"
+    if not tarball.exists():
+        partial = tarball.with_suffix(".partial.tar")
+        run([*command, str(partial), MIRROR], log)
+        partial.rename(tarball)
+    return tarball
+
+
+def _build_into(repo: Path, image: Image, log: TextIO) -> None:
+    root = image.folder / "rootfs"
+    run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "system-test", "-f", str(image.key)], log)
+    root.mkdir()
+    run(["tar", "-x", "-p", "-C", str(root), "-f", str(_debootstrap(repo, log))], log)
     debs = sorted((root / "root" / "kernel").glob("linux-image-*.deb"))
     if len(debs) != 1:
         raise SystemExit(f"system-test: expected one kernel package, found {debs}")
-    run(["dpkg-deb", "-x", str(debs[0]), str(root)], log)
+    # Unpacked aside, then moved: dpkg-deb -x over the root would replace the /lib -> usr/lib link.
+    unpacked = root / "root" / "kernel" / "unpacked"
+    run(["dpkg-deb", "-x", str(debs[0]), str(unpacked)], log)
+    for folder in ("boot", "lib/modules"):
+        target = root / "usr" / folder if folder.startswith("lib") else root / folder
+        target.mkdir(parents=True, exist_ok=True)
+        for item in (unpacked / folder).iterdir():
+            shutil.move(str(item), target / item.name)
     shutil.rmtree(debs[0].parent)
-    version = next((root / "lib" / "modules").iterdir()).name
+    version = next((root / "usr" / "lib" / "modules").iterdir()).name
     run(["chroot", str(root), "depmod", "-a", version], log)
     shutil.copy(root / "boot" / f"vmlinuz-{version}", image.kernel)
     _configure(root, image)
@@ -257,7 +276,7 @@ exec switch_root /newroot /sbin/init
 
 def _write_initramfs(root: Path, version: str, target: Path) -> None:
     """A newc cpio of busybox, the modules that reach the disk and the init above (no cpio program needed)."""
-    modules = root / "lib" / "modules" / version
+    modules = root / "usr" / "lib" / "modules" / version
     order = _module_order(modules, INITRAMFS_MODULES)
     archive = _Cpio()
     for folder in ("bin", "dev", "proc", "sys", "newroot", "modules"):
@@ -307,7 +326,7 @@ class _Cpio:
         return b"".join(self.parts)
 
 
-def _write_dtb(image: Image, log) -> None:
+def _write_dtb(image: Image, log: TextIO) -> None:
     """QEMU's own device tree, made to look like a Pi to gpiozero, and its power key given to the unit.
 
     QEMU wires line 3 of its PL061 GPIO chip to a ``gpio-keys`` power key (``system_powerdown`` pulses

@@ -69,10 +69,25 @@ def wheelhouse(log: TextIO) -> Path:
         return folder
     work = Path(tempfile.mkdtemp(dir=images.cache_root()))
     platforms = [f"manylinux_2_{minor}_aarch64" for minor in range(36, 16, -1)] + ["manylinux2014_aarch64"]
-    command = [sys.executable, "-m", "pip", "download", "--quiet", "--disable-pip-version-check", "--dest", str(work),
-               "--only-binary=:all:", "--python-version", "3.11", "--implementation", "cp",
-               *(f"--platform={platform}" for platform in platforms),
-               "-c", str(REPO / "systemd" / "constraints.txt"), *wanted]  # fmt: skip
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--dest",
+        str(work),
+        "--only-binary=:all:",
+        "--python-version",
+        "3.11",
+        "--implementation",
+        "cp",
+        *(f"--platform={platform}" for platform in platforms),
+        "-c",
+        str(REPO / "systemd" / "constraints.txt"),
+        *wanted,
+    ]
     images.run(command, log)
     (work / "complete").write_text("downloaded\n")
     shutil.rmtree(folder, ignore_errors=True)
@@ -176,8 +191,9 @@ class Phone:
             raise GuestError(f"asking for a pairing code: {status} {where}")
         code = ""
         for _ in range(20):
-            journal = guest.out(f"sudo journalctl -u {UNIT} --since @{since} -o cat -g 'pairing code' --no-pager",
-                                check=False)  # fmt: skip
+            journal = guest.out(
+                f"sudo journalctl -u {UNIT} --since @{since} -o cat -g 'pairing code' --no-pager", check=False
+            )
             found = re.findall(r"pairing code for the phone: (\d+)", journal)
             if found:
                 code = found[-1]
@@ -264,8 +280,11 @@ def watched_lines(guest: Guest) -> list[tuple[float, str, str]]:
 
 def start_watching(guest: Guest) -> None:
     names = " ".join(f"{name}={line}" for name, line in LINES.items())
-    guest.ssh(f"sudo pkill -f 'guest_tools.py watch' ; sudo sh -c 'nohup python3 {TOOLS} watch "
-              f"/run/system-test-gpio.log {names} >/dev/null 2>&1 &'", check=False)  # fmt: skip
+    guest.ssh(
+        f"sudo pkill -f 'guest_tools.py watch' ; sudo sh -c 'nohup python3 {TOOLS} watch "
+        f"/run/system-test-gpio.log {names} >/dev/null 2>&1 &'",
+        check=False,
+    )
 
 
 # --- the checks, in the order of an evening -----------------------------------------------------------
@@ -295,12 +314,15 @@ class SystemTest:
         guest.put(Path(__file__).parent, "/usr/local/lib/system-test")
         guest.ssh(f"sudo chown -R {images.USER}: /srv/git")
         # Step 4 of the guide (settings), written before the install, which keeps an existing file.
-        guest.ssh("sudo mkdir -p /etc/monopoly-city && sudo tee /etc/monopoly-city/config.yaml >/dev/null",
-                  input=GUEST_CONFIG.encode())  # fmt: skip
+        guest.ssh(
+            "sudo mkdir -p /etc/monopoly-city && sudo tee /etc/monopoly-city/config.yaml >/dev/null",
+            input=GUEST_CONFIG.encode(),
+        )
         clone = guide_block("git clone")
         started = time.monotonic()
-        result = guest.ssh(f"REPO={GIT_REPO}\n{clone}\n{guide_block('sudo make install-pi')}", timeout=1500,
-                           check=False)  # fmt: skip
+        result = guest.ssh(
+            f"REPO={GIT_REPO}\n{clone}\n{guide_block('sudo make install-pi')}", timeout=1500, check=False
+        )
         seconds = time.monotonic() - started
         said = (result.stdout + result.stderr).decode(errors="replace").strip().splitlines()
         if not self.report.check(
@@ -308,10 +330,13 @@ class SystemTest:
             result.returncode == 0,
             f"git clone + sudo make install-pi took {seconds:.0f} s; last line: {said[-1:]}",
         ):
-            return False  # fmt: skip
+            return False
         path = guest.out("bash -lc 'command -v monopoly-city'", check=False).strip()
-        self.report.check("on the PATH", path == "/usr/local/bin/monopoly-city",
-                          f"`command -v monopoly-city` in a new login shell: {path or 'nothing'}")  # fmt: skip
+        self.report.check(
+            "on the PATH",
+            path == "/usr/local/bin/monopoly-city",
+            f"`command -v monopoly-city` in a new login shell: {path or 'nothing'}",
+        )
         return True
 
     # 2. the services -------------------------------------------------------------------------------
@@ -320,14 +345,20 @@ class SystemTest:
         for service, limit in ((UNIT, 1.0), (WEB, 2.0)):
             values = wait_active(self.guest, service, 120)
             state = values or show(self.guest, service, "ActiveState", "SubState", "Type", "Result")
-            self.report.check(f"{service} starts", values is not None,
-                              f"Type={state.get('Type')} {state.get('ActiveState')}/{state.get('SubState')}")  # fmt: skip
+            self.report.check(
+                f"{service} starts",
+                values is not None,
+                f"Type={state.get('Type')} {state.get('ActiveState')}/{state.get('SubState')}",
+            )
             text = self.guest.out(f"systemd-analyze security --no-pager {service}.service", check=False)
             match = re.search(r"Overall exposure level for \S+: ([0-9.]+) (\w+)", text)
             score = float(match.group(1)) if match else 99.0
-            self.report.check(f"{service} hardening", score <= limit,
-                              f"systemd-analyze security: {match.group(1) + ' ' + match.group(2) if match else text[-200:]}"
-                              f" (at most {limit})")  # fmt: skip
+            self.report.check(
+                f"{service} hardening",
+                score <= limit,
+                f"systemd-analyze security: {match.group(1) + ' ' + match.group(2) if match else text[-200:]}"
+                f" (at most {limit})",
+            )
 
     # 3. the power key on the GPIO chip, then an auction from the phone ------------------------------
 
@@ -345,15 +376,18 @@ class SystemTest:
             "QEMU's line 3 pulsed high 100 ms (system_powerdown): welcome -> ready "
             + (f"on the live stream {ready - pressed:.2f} s later" if ready else "never"),
         ):
-            return  # fmt: skip
+            return
         assert ready is not None
         self.ready_at = pressed
         time.sleep(2)
         buzzer = [c for c in watched_lines(self.guest) if c[1] == "buzzer"]
         sound = self.phone.first(lambda r: r.get("kind") == "sound" and r.get("name") == "power_on", pressed)
-        self.report.check("buzzer line", len(buzzer) >= 2,
-                          f"{len(buzzer)} changes of GPIO line {LINES['buzzer']} read in /sys/kernel/debug/gpio "
-                          f"while the unit played « power_on » (stream: {'yes' if sound else 'no'})")  # fmt: skip
+        self.report.check(
+            "buzzer line",
+            len(buzzer) >= 2,
+            f"{len(buzzer)} changes of GPIO line {LINES['buzzer']} read in /sys/kernel/debug/gpio "
+            f"while the unit played « power_on » (stream: {'yes' if sound else 'no'})",
+        )
 
     def auction(self) -> None:
         guest, phone = self.guest, self.phone
@@ -368,9 +402,12 @@ class SystemTest:
         status = phone.press("auction") if phone.press("auction") == 204 else 0
         status = phone.press("auction", "release") if status == 204 else status
         counting = phone.wait(state_is("countdown"), 10, after=sent)
-        self.report.check("remote press", counting is not None,
-                          f"POST /press auction over QEMU's forwarded port: countdown on the stream "
-                          f"{(counting - sent) if counting else float('nan'):.2f} s later")  # fmt: skip
+        self.report.check(
+            "remote press",
+            counting is not None,
+            f"POST /press auction over QEMU's forwarded port: countdown on the stream "
+            f"{(counting - sent) if counting else float('nan'):.2f} s later",
+        )
         sold = phone.wait(lambda r: r.get("kind") == "sound" and r.get("name") == "sold", AUCTION_SECONDS + 20, sent)
         time.sleep(1)
         led = [(t, level) for t, name, level in watched_lines(guest) if name == "led" and t >= marker]
@@ -382,13 +419,19 @@ class SystemTest:
         slow = [h for h in halves if h > 0.3]
         fast = [h for h in halves if h <= 0.3]
         late = (end - start - AUCTION_SECONDS) * 1000
-        self.report.check("auction on the LED", led[-1][1] == "lo" and abs(late) < 1000,
-                          f"GPIO line {LINES['led']} lit at 0, {len(slow)} slow half-periods of "
-                          f"{sum(slow) / max(1, len(slow)):.3f} s, {len(fast)} fast of {sum(fast) / max(1, len(fast)):.3f} s,"
-                          f" dark at {end - start:.3f} s: {late:+.0f} ms from {AUCTION_SECONDS:.0f} s (TCG)")  # fmt: skip
-        self.report.check("auction on the stream", counting is not None and sold is not None,
-                          f"countdown then « sold » {(sold - counting) if sold and counting else float('nan'):.2f} s "
-                          f"later on /events (host clock)")  # fmt: skip
+        self.report.check(
+            "auction on the LED",
+            led[-1][1] == "lo" and abs(late) < 1000,
+            f"GPIO line {LINES['led']} lit at 0, {len(slow)} slow half-periods of "
+            f"{sum(slow) / max(1, len(slow)):.3f} s, {len(fast)} fast of {sum(fast) / max(1, len(fast)):.3f} s,"
+            f" dark at {end - start:.3f} s: {late:+.0f} ms from {AUCTION_SECONDS:.0f} s (TCG)",
+        )
+        self.report.check(
+            "auction on the stream",
+            counting is not None and sold is not None,
+            f"countdown then « sold » {(sold - counting) if sold and counting else float('nan'):.2f} s "
+            f"later on /events (host clock)",
+        )
 
     # 4. power cuts ---------------------------------------------------------------------------------
 
@@ -421,9 +464,12 @@ class SystemTest:
         exited = guest.wait_exit(30)
         if not exited:
             guest.cut()
-        self.report.check("cut during a save", exited,
-                          f"the machine reset without a sync while .game-*.tmp existed, {time.monotonic() - started:.1f} s "
-                          "after the watcher started")  # fmt: skip
+        self.report.check(
+            "cut during a save",
+            exited,
+            f"the machine reset without a sync while .game-*.tmp existed, {time.monotonic() - started:.1f} s "
+            "after the watcher started",
+        )
 
     # 5. systemd's side: the watchdog, a bad file, a broken state folder ---------------------------
 
@@ -441,9 +487,12 @@ class SystemTest:
                 break
             time.sleep(3)
         said = guest.out(f"sudo journalctl -u {UNIT} --since @{since} -o cat --no-pager", check=False)
-        self.report.check("watchdog", restarted is not None and "Watchdog timeout" in said,
-                          f"SIGSTOP: 'Watchdog timeout' in the journal, running again "
-                          f"{restarted or float('nan'):.0f} s later (WatchdogSec=30, RestartSec=5)")  # fmt: skip
+        self.report.check(
+            "watchdog",
+            restarted is not None and "Watchdog timeout" in said,
+            f"SIGSTOP: 'Watchdog timeout' in the journal, running again "
+            f"{restarted or float('nan'):.0f} s later (WatchdogSec=30, RestartSec=5)",
+        )
 
     def bad_config(self) -> None:
         guest = self.guest
@@ -454,10 +503,14 @@ class SystemTest:
         values = show(guest, UNIT, "ActiveState", "Result", "ExecMainStatus", "NRestarts")
         lines = unit_journal(guest, since)
         said = [line for line in lines if "pins.led" in line]
-        self.report.check("bad configuration", values.get("ExecMainStatus") == "2" and values.get("ActiveState")
-                          == "failed" and len(said) == 1 and len(lines) == 1,
-                          f"exit status {values.get('ExecMainStatus')}, {values.get('ActiveState')}, not restarted; "
-                          f"journal: {lines}")  # fmt: skip
+        self.report.check(
+            "bad configuration",
+            values.get("ExecMainStatus") == "2"
+            and values.get("ActiveState") == "failed"
+            and len(said) == 1
+            and len(lines) == 1,
+            f"exit status {values.get('ExecMainStatus')}, {values.get('ActiveState')}, not restarted; journal: {lines}",
+        )
         guest.ssh("sudo tee /etc/monopoly-city/config.yaml >/dev/null", input=GUEST_CONFIG.encode())
         guest.ssh(f"sudo systemctl reset-failed {UNIT}; sudo systemctl start {UNIT}", check=False, timeout=120)
 
@@ -465,14 +518,19 @@ class SystemTest:
         guest = self.guest
         guest.ssh(f"sudo systemctl stop {UNIT}", timeout=60)
         since = guest.out("date +%s").strip()
-        guest.ssh(f"sudo sh -c 'echo not a game > {STATE}/game.json; rm -f {STATE}/settings.json; "
-                  f"mkfifo {STATE}/settings.json; chown root:root {STATE}; chmod 000 {STATE}'")  # fmt: skip
+        guest.ssh(
+            f"sudo sh -c 'echo not a game > {STATE}/game.json; rm -f {STATE}/settings.json; "
+            f"mkfifo {STATE}/settings.json; chown root:root {STATE}; chmod 000 {STATE}'"
+        )
         guest.ssh(f"sudo systemctl start {UNIT}", check=False, timeout=120)
         values = wait_active(guest, UNIT, 60)
         lines = unit_journal(guest, since)
-        self.report.check("broken state folder", values is not None and not any("Traceback" in x for x in lines),
-                          f"garbage game.json, a FIFO for settings.json, the folder root's and mode 000: "
-                          f"{'active' if values else 'not active'}; journal: {lines[:3]}")  # fmt: skip
+        self.report.check(
+            "broken state folder",
+            values is not None and not any("Traceback" in x for x in lines),
+            f"garbage game.json, a FIFO for settings.json, the folder root's and mode 000: "
+            f"{'active' if values else 'not active'}; journal: {lines[:3]}",
+        )
 
     # 6. the shutdown button, through polkit ---------------------------------------------------------
 
@@ -490,20 +548,32 @@ class SystemTest:
         off = guest.wait_exit(180)
         console = guest.console_text()
         hook = re.search(r"monopoly-city: no safe-to-unplug sign: [^\r\n]*", console)
-        self.report.check("shutdown", off, f"ON/OFF held 4 s from the phone: QEMU exited "
-                          f"{time.monotonic() - started:.0f} s later (systemctl poweroff as the service's user, "
-                          "allowed by the polkit rule)" if off else "the guest did not power off in 180 s")  # fmt: skip
+        self.report.check(
+            "shutdown",
+            off,
+            f"ON/OFF held 4 s from the phone: QEMU exited "
+            f"{time.monotonic() - started:.0f} s later (systemctl poweroff as the service's user, "
+            "allowed by the polkit rule)"
+            if off
+            else "the guest did not power off in 180 s",
+        )
         if not off:
             guest.cut()
-        self.report.check("safe-to-unplug hook", hook is not None,
-                          f"ran at the end of the poweroff (console: « {hook.group(0) if hook else 'nothing'} »; "
-                          "QEMU has no OLED: the sign itself is tested on a dummy display)")  # fmt: skip
+        self.report.check(
+            "safe-to-unplug hook",
+            hook is not None,
+            f"ran at the end of the poweroff (console: « {hook.group(0) if hook else 'nothing'} »; "
+            "QEMU has no OLED: the sign itself is tested on a dummy display)",
+        )
 
     def after_shutdown(self) -> None:
         said = self.guest.out(f"sudo journalctl -b -1 _SYSTEMD_UNIT={UNIT}.service -o cat --no-pager", check=False)
         failed = "shutdown command failed" in said
-        self.report.check("poweroff allowed", "shutting down: systemctl poweroff" in said and not failed,
-                          "the previous boot's journal: 'shutting down: systemctl poweroff', no failure")  # fmt: skip
+        self.report.check(
+            "poweroff allowed",
+            "shutting down: systemctl poweroff" in said and not failed,
+            "the previous boot's journal: 'shutting down: systemctl poweroff', no failure",
+        )
 
     # 7. uninstall --------------------------------------------------------------------------------------
 
@@ -511,8 +581,9 @@ class SystemTest:
         guest, phone = self.guest, self.phone
         wait_active(guest, WEB, 120)
         status, where, _ = phone.request("POST", "/editions/new", {"csrf": phone.csrf(), "name": "ma-table"})
-        typed = guest.out(f"sudo sh -c 'ls {STATE}/calculator/editions 2>/dev/null || ls -R {STATE}/calculator'",
-                          check=False).split()  # fmt: skip
+        typed = guest.out(
+            f"sudo sh -c 'ls {STATE}/calculator/editions 2>/dev/null || ls -R {STATE}/calculator'", check=False
+        ).split()
         block = guide_block("sudo make uninstall-pi")
         result = guest.ssh(f"cd monopoly-city-unit && {block}", check=False, timeout=300)
         gone = {
@@ -529,9 +600,12 @@ class SystemTest:
         }
         left = [name for name, test in gone.items() if guest.ssh(test, check=False).returncode != 0]
         lost = [name for name, test in kept.items() if guest.ssh(test, check=False).returncode != 0]
-        self.report.check("uninstall", result.returncode == 0 and not left and not lost and status == 303,
-                          f"edition « ma-table » made on the phone ({status} {where}; {typed}); sudo make "
-                          f"uninstall-pi: left behind {left or 'nothing'}, lost {lost or 'nothing'}")  # fmt: skip
+        self.report.check(
+            "uninstall",
+            result.returncode == 0 and not left and not lost and status == 303,
+            f"edition « ma-table » made on the phone ({status} {where}; {typed}); sudo make "
+            f"uninstall-pi: left behind {left or 'nothing'}, lost {lost or 'nothing'}",
+        )
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -539,8 +613,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--keep", action="store_true", help="keep the run's folder (disk, consoles, log)")
     parser.add_argument("--log", metavar="FILE", help="the build and guest log (default: in the run's folder)")
     args = parser.parse_args(argv)
-    missing = [tool for tool in ("qemu-system-aarch64", "qemu-img", "mmdebstrap", "fdtput", "mke2fs", "ssh")
-               if shutil.which(tool) is None]  # fmt: skip
+    missing = [
+        tool
+        for tool in ("qemu-system-aarch64", "qemu-img", "mmdebstrap", "fdtput", "mke2fs", "ssh")
+        if shutil.which(tool) is None
+    ]
     if missing:
         print(f"system-test: missing {', '.join(missing)} (.ci/run installs them)", file=sys.stderr)
         return 2
@@ -567,8 +644,11 @@ def main(argv: list[str] | None = None) -> int:
                 locals()["guest"].cut()
     minutes, seconds = divmod(int(time.monotonic() - report.started), 60)
     verdict = "passed" if not report.failed else f"FAILED: {', '.join(report.failed)}"
-    print(f"system-test: {report.passed} checks passed, {len(report.failed)} failed, {minutes} min {seconds:02d} s: "
-          f"{verdict}", flush=True)  # fmt: skip
+    print(
+        f"system-test: {report.passed} checks passed, {len(report.failed)} failed, {minutes} min {seconds:02d} s: "
+        f"{verdict}",
+        flush=True,
+    )
     if report.failed or args.keep:
         print(f"system-test: the run's folder is kept: {folder} (consoles, disk, log)")
     else:
