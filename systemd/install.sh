@@ -42,6 +42,12 @@ if on_this_system && [ "$(id -u)" != 0 ]; then
     exit 2
 fi
 
+# A 32-bit Raspberry Pi OS cannot install the pinned packages (measured: docs/dev/system-test.md).
+if [ "$ACTION" = install ] && [ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" = 32 ]; then
+    echo "install.sh: this is a 32-bit system: install Raspberry Pi OS (64-bit) Lite instead; Pillow and PyYAML have no 32-bit wheels at the tested versions (docs/raspberry-pi.md)" >&2
+    exit 2
+fi
+
 # What a failed install leaves behind is removed; the running installation is only replaced at the end.
 build=""
 cleanup() {

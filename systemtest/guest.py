@@ -70,7 +70,7 @@ class Guest:
             "-append", KERNEL_ARGS,
             "-drive", f"file={self.disk},if=none,id=disk,format=qcow2,cache=writeback",
             "-device", "virtio-blk-pci,drive=disk",
-            "-netdev", f"user,id=net,{forward}", "-device", "virtio-net-pci,netdev=net",
+            "-netdev", f"user,id=net,{forward}", "-device", "virtio-net-pci,netdev=net,romfile=",
             "-device", "virtio-rng-pci",
             "-qmp", f"unix:{qmp},server=on,wait=off",
             "-serial", f"file:{self.console}", "-display", "none", "-monitor", "none", "-no-reboot",
@@ -177,3 +177,32 @@ class Guest:
 
     def console_text(self) -> str:
         return self.console.read_text(encoding="utf-8", errors="replace") if self.console.exists() else ""
+
+
+def main(argv: list[str]) -> int:
+    """``python3 -m systemtest.guest RUN_FOLDER``: boot the disk a kept run left, to look around in it."""
+    import sys
+
+    if len(argv) != 1 or not (Path(argv[0]) / "image").exists():
+        print("usage: python3 -m systemtest.guest RUN_FOLDER (a run kept by a failure or --keep)", file=sys.stderr)
+        return 2
+    folder = Path(argv[0]).resolve()
+    image = Image(Path((folder / "image").read_text(encoding="utf-8").strip()))
+    guest = Guest(image, folder, sys.stdout)
+    guest.boots = len(list(folder.glob("console-*.log")))  # the run's own consoles are kept
+    print(f"booted in {guest.boot():.0f} s; its console: {guest.console}")
+    print(f"ssh -p {guest.ssh_port} -i {image.key} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+          f"{USER}@127.0.0.1")  # fmt: skip
+    print(f"the phone page: http://127.0.0.1:{guest.web_port}/ (Ctrl-C pulls the plug)")
+    assert guest.process is not None
+    try:
+        guest.process.wait()
+    except KeyboardInterrupt:
+        guest.cut()
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

@@ -334,7 +334,7 @@ def _write_dtb(image: Image, log: TextIO) -> None:
     the board's revision from ``/system/linux,revision``, as on a Raspberry Pi.
     """
     dumped = image.folder / "virt.dtb"
-    run(["qemu-system-aarch64", *MACHINE, "-machine", f"dumpdtb={dumped}", "-display", "none"], log)
+    run(["qemu-system-aarch64", *MACHINE, "-machine", f"dumpdtb={dumped}", "-display", "none", "-nic", "none"], log)
     nodes = subprocess.run(["fdtget", "-l", str(dumped), "/"], capture_output=True, text=True, check=True).stdout
     for node in nodes.split():
         if node.startswith("gpio-keys"):

@@ -634,6 +634,7 @@ def main(argv: list[str] | None = None) -> int:
             wheels = wheelhouse(log)
             report.ok("wheelhouse", f"{len(list(wheels.glob('*.whl')))} aarch64/cp311 wheels at the pinned versions")
             sources = source_repository(folder)
+            (folder / "image").write_text(f"{image.folder}\n", encoding="utf-8")  # for systemtest.guest
             guest = Guest(image, folder, log)
             guest.create_disk()
             run_checks(SystemTest(guest, report, wheels, sources, log))

@@ -247,3 +247,15 @@ def test_install_pins_the_versions_the_tests_ran_with():
     needed = {"pyyaml", "gpiozero", "luma.oled", "luma.core", "pillow", "smbus2", "cbor2", "colorzero"}
     assert {name.lower() for name in pins} >= needed
     assert '-c "$SRC/systemd/constraints.txt"' in (ROOT / "systemd/install.sh").read_text()
+
+
+def test_a_32_bit_system_is_told_to_use_the_64_bit_one_in_one_line(tmp_path):
+    """Measured under emulation (docs/dev/system-test.md): the pinned packages have no armv7l wheels."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text("#!/bin/sh\necho 32\n")
+    (fake / "python3").chmod(0o755)
+    result = run_install(tmp_path / "root", PATH=f"{fake}:{os.environ['PATH']}")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "install Raspberry Pi OS (64-bit) Lite" in result.stderr
+    assert not (tmp_path / "root").exists()
