@@ -44,7 +44,7 @@ fi
 
 # A 32-bit Raspberry Pi OS cannot install the pinned packages (measured: docs/dev/system-test.md).
 if [ "$ACTION" = install ] && [ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" = 32 ]; then
-    echo "install.sh: this is a 32-bit system: install Raspberry Pi OS (64-bit) Lite instead; Pillow and PyYAML have no 32-bit wheels at the tested versions (docs/raspberry-pi.md)" >&2
+    echo "install.sh: this is a 32-bit system: install Raspberry Pi OS (64-bit) Lite instead; Pillow, PyYAML and cbor2 have no 32-bit wheels on PyPI at the tested versions (docs/raspberry-pi.md)" >&2
     exit 2
 fi
 
@@ -78,6 +78,7 @@ do_uninstall() {
         systemctl daemon-reload
         if getent passwd "$USER_NAME" >/dev/null; then userdel "$USER_NAME"; fi
     fi
+    sync  # on the disk now: a power cut must not bring the removed files back half-way
     say "removed; the configuration in $R/etc/monopoly-city is kept"
     if [ -d "$state/calculator" ]; then
         say "kept: the editions and games entered on the phones, in $state/calculator"
@@ -180,6 +181,10 @@ do_install() {
     ln -sfn "$FINAL/venv/bin/monopoly-city" "$R/$COMMAND"
 
     check_i2c || true
+    # On the disk before anything starts: written files sit in memory for up to 30 s, and a Pi unplugged
+    # then would boot with empty unit files (masked services) and a venv of empty files (seen in the
+    # system test: docs/dev/system-test.md).
+    sync
     if on_this_system; then
         # The GPIO chips and I2C buses to their groups now (Raspberry Pi OS does it already; Debian does not).
         if command -v udevadm >/dev/null 2>&1; then

@@ -195,6 +195,9 @@ def main(argv: list[str]) -> int:
           f"{USER}@127.0.0.1")  # fmt: skip
     print(f"the phone page: http://127.0.0.1:{guest.web_port}/ (Ctrl-C pulls the plug)")
     assert guest.process is not None
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # kill: the plug is pulled too
     try:
         guest.process.wait()
     except KeyboardInterrupt:

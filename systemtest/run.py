@@ -2,9 +2,10 @@
 
 Debian 12 arm64 under ``qemu-system-aarch64 -M virt`` (TCG), a real kernel GPIO chip (QEMU's PL061), real
 systemd, polkit and lgpio. The image is cached (systemtest/image.py); each run boots a copy-on-write copy
-of it four times: install and play; resume after a power cut; a cut during a save, the watchdog, the bad
-configuration, the broken state folder and the shutdown button; the uninstall. One line per check; the
-exit status is 1 when any check failed. How it works and how to debug it: docs/dev/system-test.md.
+of it five times: install, then unplugged at once; play; resume after a power cut; a cut during a save,
+the watchdog, the bad configuration, the broken state folder and the shutdown button; the uninstall.
+One line per check; the exit status is 1 when any check failed. How it works and how to debug it:
+docs/dev/system-test.md.
 
     python3 -m systemtest.run [--keep] [--log FILE]
 """
@@ -658,10 +659,12 @@ def main(argv: list[str] | None = None) -> int:
 
 
 def run_checks(test: SystemTest) -> None:
-    """Four boots of one disk, as one evening and what follows it."""
+    """Five boots of one disk, as one evening and what follows it."""
     test.boot("a fresh Raspberry Pi OS stand-in")
     if not test.install():
         return
+    test.guest.cut()  # unplugged as soon as the install said it was done
+    test.boot("unplugged right after the install")
     test.services()
     test.power_on()
     test.auction()

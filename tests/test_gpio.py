@@ -379,3 +379,16 @@ def test_scripted_presses_drive_the_pressed_level():
     backend.inject(Pressed(Button.POWER))
     assert backend.factory.pin(PINS["power"]).state == 1
     backend.close()
+
+
+def test_a_button_pressed_high_on_an_i2c_pin_with_the_boards_pull_up_is_one_line_not_a_traceback():
+    """GPIO2 and GPIO3 have the Pi's own 1.8 kOhm pull-ups: a pull-down there is impossible (seen under QEMU)."""
+    from unit.errors import UserError
+
+    config = configuration.load(({"buttons": {"pressed": "high"}, "pins": {"power": 3, "led": 24}}, "test"))
+    backend = Gpio(config, pins="mock")
+    with pytest.raises(UserError) as caught:
+        Runtime(Unit(config), backend).open()
+    assert caught.value.where == "pins.power" and caught.value.exit_status == 2
+    assert "GPIO3 has the Raspberry Pi's own pull-up resistor" in str(caught.value.message)
+    assert backend.inputs == {} and backend.led is None  # every pin claimed so far was released

@@ -200,3 +200,10 @@ def test_a_bad_timeout_is_refused_before_any_pin_is_touched(value, capsys):
     assert caught.value.code == 2
     err = capsys.readouterr().err
     assert "expected a number of seconds from 0.1 to 600" in err and "Traceback" not in err
+
+
+def test_a_button_pressed_high_on_an_i2c_pin_is_reported_not_raised():
+    results, report, _, _ = run({"buttons": {"pressed": "high"}, "pins": {"auction": 2}}, press=("power", "build"))
+    assert by_part(results)["auction"] == "check"
+    line = next(line for line in report if line.startswith("  ENCHÈRES"))
+    assert "GPIO2 a la résistance de tirage" in line

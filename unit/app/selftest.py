@@ -22,6 +22,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from unit import i18n
+from unit.errors import Text, UserError
 from unit.core import BUTTONS, Button, Config
 from unit.core.settings import BuzzerType, PowerControl
 
@@ -193,14 +194,17 @@ class SelfTest:
         return Result("display", "works", w("selftest.display_ok"))
 
     def button(self, name: str) -> Result:
-        from gpiozero import DigitalInputDevice
+        from unit.backends.gpio import open_button
 
         gpio, w, timeout = getattr(self.config.pins, name), self.words, self.pace.press_timeout
         switch = name == Button.POWER and self.config.power.control == PowerControl.SWITCH
         buttons = self.config.buttons
         rail = w("selftest.ground" if buttons.pull_up else "selftest.supply")  # what a press connects the pin to
-        device = DigitalInputDevice(gpio, pull_up=buttons.pull_up, bounce_time=buttons.bounce_seconds,
-                                    pin_factory=self.factory)  # fmt: skip
+        try:
+            device = open_button(self.config, name, self.factory)
+        except UserError as error:  # a pin that cannot take the pull buttons.pressed asks for
+            message = error.message
+            return Result(name, "check", message.say(w) if isinstance(message, Text) else message)
         with device:
             prompt = "selftest.flip" if switch else "selftest.press"
             names = w(f"selftest.names.{name}")

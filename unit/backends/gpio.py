@@ -44,7 +44,7 @@ from unit.core import (
     views,
 )
 from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl, Volume
-from unit.errors import HardwareError
+from unit.errors import HardwareError, Text, UserError
 
 if TYPE_CHECKING:
     from unit.backends import oled as screen
@@ -134,6 +134,25 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
                 "(sudo systemctl stop monopoly-city-unit)",
             ) from None
     raise ValueError(f"unknown pin factory {kind!r}")
+
+
+def open_button(config: Config, button: str, factory):
+    """A button's input (pull-up or pull-down as ``buttons.pressed`` says); a pin that cannot take that pull
+    (GPIO2 and GPIO3 have the board's I2C pull-ups) is a configuration error, in one line."""
+    with _no_entry_points_import():
+        from gpiozero import DigitalInputDevice
+        from gpiozero.exc import PinFixedPull
+
+    gpio = getattr(config.pins, button)
+    try:
+        return DigitalInputDevice(
+            gpio,
+            pull_up=config.buttons.pull_up,  # buttons.pressed: low (to ground) or high (3.3 V, TTP223)
+            bounce_time=config.buttons.bounce_seconds,
+            pin_factory=factory,
+        )
+    except PinFixedPull:
+        raise UserError(f"pins.{button}", Text("errors.fixed_pull", pin=gpio)) from None
 
 
 def open_oled(settings: DisplaySettings):
@@ -423,18 +442,13 @@ class Gpio(Backend):
 
     def _open_devices(self) -> None:
         with _no_entry_points_import():
-            from gpiozero import LED, Buzzer, DigitalInputDevice, TonalBuzzer
+            from gpiozero import LED, Buzzer, TonalBuzzer
             from gpiozero.tones import Tone
 
         self.factory = pin_factory(self.pins, self._pin_changed if self.trace is not None else None)
         pins, buzzer = self.config.pins, self.config.buzzer
         for button in BUTTONS:
-            self.inputs[button] = DigitalInputDevice(
-                getattr(pins, button),
-                pull_up=self.config.buttons.pull_up,  # buttons.pressed: low (to ground) or high (3.3 V, TTP223)
-                bounce_time=self.config.buttons.bounce_seconds,
-                pin_factory=self.factory,
-            )
+            self.inputs[button] = open_button(self.config, button, self.factory)
         self.led = LED(pins.led, pin_factory=self.factory)
         passive = buzzer.type == BuzzerType.PASSIVE
         if passive:
