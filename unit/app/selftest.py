@@ -22,9 +22,9 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from unit import i18n
-from unit.errors import Text, UserError
 from unit.core import BUTTONS, Button, Config
 from unit.core.settings import BuzzerType, PowerControl
+from unit.errors import Text, UserError
 
 #: BCM GPIO number -> physical pin on the 40-pin header.
 PHYSICAL = {
