@@ -83,6 +83,21 @@ def main() -> int:
     return 0 if all(r["ok"] for r in results.values()) else 1
 
 
+SYSTEM_TEST = "## The system test"
+
+
+def system_test_section() -> list[str]:
+    """The figures of ``make system-test`` (docs/dev/system-test.md), kept as they are: soak does not run it."""
+    if not DOC.exists():
+        return []
+    text = DOC.read_text(encoding="utf-8")
+    if SYSTEM_TEST not in text:
+        return []
+    section = text[text.index(SYSTEM_TEST) :]
+    following = section.find("\n## ", len(SYSTEM_TEST))
+    return (section if following < 0 else section[: following + 1]).rstrip("\n").split("\n") + [""]
+
+
 def write_doc(results: dict, figures: dict) -> None:
     bad = sum(1 for p in (ROOT / "tests/data/bad").glob("*/*"))
     cuts = figures.get("power_cuts", {})
@@ -232,6 +247,7 @@ def write_doc(results: dict, figures: dict) -> None:
         "- `benchmarks/save_cost.py`: what saving costs the SD card.",
         "",
     ]
+    lines += system_test_section()
     DOC.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {DOC}")
 

@@ -20,6 +20,7 @@ here, 200 ms on a tenth of one core (docs/performance.md).
 from __future__ import annotations
 
 import contextlib
+import glob
 import logging
 import os
 import sys
@@ -80,7 +81,27 @@ def _no_entry_points_import():
             del sys.modules["importlib_metadata"]
 
 
-def pin_factory(kind: str, on_output_change: Callable | None = None):
+#: How long a GPIO chip that exists but cannot be opened yet is tried again (udev at boot), and how often.
+GPIO_OPEN_RETRY_SECONDS = 20.0
+GPIO_OPEN_RETRY_INTERVAL = 0.5
+BOOTING_SECONDS = 300.0  # "at boot": this soon after the kernel started
+
+
+def just_booted() -> bool:
+    """The system started moments ago (udev may still be giving devices their groups)."""
+    try:
+        return time.clock_gettime(time.CLOCK_BOOTTIME) < BOOTING_SECONDS
+    except (AttributeError, OSError):  # not Linux
+        return False
+
+
+def pin_factory(
+    kind: str,
+    on_output_change: Callable | None = None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+):
     """gpiozero's pin factory for ``kind`` (``lgpio`` or ``mock``), made explicitly."""
     if kind == "mock":
         with _no_entry_points_import():
@@ -119,20 +140,30 @@ def pin_factory(kind: str, on_output_change: Callable | None = None):
         try:
             with _no_entry_points_import():
                 from gpiozero.pins.lgpio import LGPIOFactory
-
-            return LGPIOFactory()
         except ImportError as error:  # no lgpio module (or the empty 0.0.0.2 placeholder)
             raise HardwareError(
                 "lgpio",
                 f"no lgpio module ({error}); on a Pi: pip install '.[pi]' (or apt install python3-lgpio)",
             ) from None
-        except Exception as error:  # no /dev/gpiochip (not a Pi), no permission, pins in use
-            raise HardwareError(
-                "lgpio",
-                f"cannot open the Raspberry Pi's GPIO ({error}); on a Pi, check that the user is in the gpio "
-                f"group, that it can write in LG_WD={os.environ['LG_WD']}, and that the service is not running "
-                "(sudo systemctl stop monopoly-city-unit)",
-            ) from None
+        deadline = clock() + GPIO_OPEN_RETRY_SECONDS
+        while True:
+            try:
+                return LGPIOFactory()
+            except Exception as error:  # no /dev/gpiochip (not a Pi), no permission, pins in use
+                # At boot the service can start before udev gives the chip to the gpio group (seen in the
+                # system test: "can not open gpiochip", then fine a second later): a chip that exists is
+                # tried again for a few seconds rather than failing for good (exit 2 is not restarted).
+                if glob.glob("/dev/gpiochip*") and just_booted() and clock() < deadline:
+                    sleep(GPIO_OPEN_RETRY_INTERVAL)
+                    continue
+                failure = error
+                break
+        raise HardwareError(
+            "lgpio",
+            f"cannot open the Raspberry Pi's GPIO ({failure}); on a Pi, check that the user is in the gpio "
+            f"group, that it can write in LG_WD={os.environ['LG_WD']}, and that the service is not running "
+            "(sudo systemctl stop monopoly-city-unit)",
+        ) from None
     raise ValueError(f"unknown pin factory {kind!r}")
 
 
