@@ -227,7 +227,8 @@ def write_doc(results: dict, figures: dict) -> None:
         "(same boot: the boot clock counts the gap) |",
         "| a bug: an exception at start-up or in the loop | 1 | restarted after 2 s; five failures within 120 s "
         "and systemd stops trying (`start-limit-hit`) until the next boot or `systemctl reset-failed` |",
-        "| no GPIO (`--pins lgpio` off a Pi, lgpio missing) | 2 | no restart: one line says what to install |",
+        "| no GPIO (`--pins lgpio` off a Pi, lgpio missing) | 2 | no restart: one line says what to install "
+        "(at boot, a chip that udev has not yet given to the gpio group is tried again for 20 s first) |",
         "",
         "## Where each check lives",
         "",
