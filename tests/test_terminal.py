@@ -244,8 +244,9 @@ def test_in_tmux_the_menus_choice_is_kept_the_words_follow_it_and_a_resize_redra
         assert wait_for(lambda: status_file.exists() and status_file.read_text().split() == ["0"], 10)
     finally:
         subprocess.run(["tmux", "-S", tmux.socket, "kill-server"], capture_output=True, timeout=10)
-    # Started again: English from the first frame, as chosen in the menu.
-    tmux = Tmux(tmp_path)
+    # Started again: English from the first frame, as chosen in the menu (a tmux server of its own).
+    (tmp_path / "again").mkdir()
+    tmux = Tmux(tmp_path / "again")
     start_in_tmux(tmux, tmp_path, command)
     try:
         tmux.wait_for(lambda lines: any("keys: o ON/OFF" in line for line in lines))
