@@ -28,14 +28,19 @@ import shutil
 import signal
 import sys
 import threading
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any, TextIO
 
 from luma.core.device import dummy
 
 from unit import i18n
 from unit.backends import oled as screen
-from unit.backends.base import STOP, DrawnLed
+from unit.backends.base import STOP, Clock, DrawnLed, Post
 from unit.core import Button, Config, LedChanged, LedMode, Pressed, Released, SoundPlayed, Switched, views
 from unit.core.settings import PowerControl, Volume
+
+if TYPE_CHECKING:
+    from PIL import Image
 
 log = logging.getLogger(__name__)
 
@@ -65,10 +70,11 @@ BRAILLE_BITS |= {(0, 3): 0x40, (1, 3): 0x80}
 HALF_BLOCKS = {(False, False): " ", (True, False): "▀", (False, True): "▄", (True, True): "█"}
 
 
-def braille(image) -> list[str]:
+def braille(image: Image.Image) -> list[str]:
     """A one-bit image as lines of braille characters, 2x4 pixels each."""
     width, height = image.size
     pixels = image.load()
+    assert pixels is not None
     lines = []
     for top in range(0, height, 4):
         line = []
@@ -83,17 +89,18 @@ def braille(image) -> list[str]:
     return lines
 
 
-def half_blocks(image) -> list[str]:
+def half_blocks(image: Image.Image) -> list[str]:
     """A one-bit image as lines of half blocks, 1x2 pixels each."""
     width, height = image.size
     pixels = image.load()
+    assert pixels is not None
     return [
         "".join(HALF_BLOCKS[bool(pixels[x, y]), bool(y + 1 < height and pixels[x, y + 1])] for x in range(width))
         for y in range(0, height, 2)
     ]
 
 
-def frame_lines(image, style: str) -> list[str]:
+def frame_lines(image: Image.Image, style: str) -> list[str]:
     """The frame in a box, in ``style`` (``braille`` or ``blocks``)."""
     rows = half_blocks(image) if style == "blocks" else braille(image)
     width = len(rows[0])
@@ -112,11 +119,11 @@ class Keys:
     interrupts) and restores the terminal on :meth:`close`.
     """
 
-    def __init__(self, fd: int, on_key, on_resize=None):
+    def __init__(self, fd: int, on_key: Callable[[str], None], on_resize: Callable[[], None] | None = None):
         self.fd = fd
         self.on_key = on_key
         self.on_resize = on_resize
-        self._saved: list | None = None  # the terminal's modes, restored on close
+        self._saved: list[Any] | None = None  # the terminal's modes, restored on close
         self._wake_r, self._wake_w = os.pipe()
         self._resized_r, self._resized_w = os.pipe()  # SIGWINCH's handler writes here (see resized())
         os.set_blocking(self._resized_w, False)
@@ -178,7 +185,7 @@ class Terminal(DrawnLed):
 
     name = "terminal"
 
-    def __init__(self, config: Config, *, out=None, keys_fd: int | None = None, bell: bool = True):
+    def __init__(self, config: Config, *, out: TextIO | None = None, keys_fd: int | None = None, bell: bool = True):
         self.config = config
         self.language = config.language
         self.words = i18n.words(self.language)
@@ -198,7 +205,7 @@ class Terminal(DrawnLed):
 
     # --- opening and closing ------------------------------------------------------------------
 
-    def open(self, post, clock) -> None:
+    def open(self, post: Post, clock: Clock) -> None:
         super().open(post, clock)
         self.display = screen.Display(dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1"), self.language)
         self.display.show(views.Off())
