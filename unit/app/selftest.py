@@ -20,10 +20,12 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 from unit import i18n
 from unit.core import BUTTONS, Button, Config
-from unit.core.settings import BuzzerType, PowerControl
+from unit.core.settings import BuzzerType, DisplaySettings, PowerControl
 from unit.errors import Text, UserError
 
 #: BCM GPIO number -> physical pin on the 40-pin header.
@@ -71,8 +73,8 @@ class SelfTest:
     def __init__(
         self,
         config: Config,
-        factory,
-        open_display: Callable,
+        factory: Any,  # gpiozero's pin factory
+        open_display: Callable[[DisplaySettings], Any],
         *,
         say: Callable[[str], None] = print,
         pace: Pace = Pace(),
@@ -230,7 +232,7 @@ class SelfTest:
         return Result(name, "works", w("selftest.button_ok"))
 
 
-def draw_pattern(draw, label: str, oled) -> None:
+def draw_pattern(draw: Any, label: str, oled: ModuleType) -> None:
     """A frame on the edges (a shifted or cut picture shows at once), a checkerboard and the label."""
     width, height = oled.WIDTH, oled.HEIGHT
     draw.rectangle((0, 0, width - 1, height - 1), outline="white")
