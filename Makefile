@@ -9,14 +9,14 @@ BIN := $(VENV)/bin
 MODEL_FILE ?= /proc/device-tree/model
 ON_PI := $(shell grep -qs 'Raspberry Pi' $(MODEL_FILE) && echo yes)
 COMMA := ,
-RUN_EXTRAS := $(if $(ON_PI),pi,emulator)
+RUN_EXTRAS := $(if $(ON_PI),pi,emulator),web
 TEST_EXTRAS := dev,emulator$(if $(ON_PI),$(COMMA)pi)
 VENV_ARGS := $(if $(ON_PI),--system-site-packages)
 # Reinstall when the project's metadata changes, not on every run.
 STAMP_RUN := $(VENV)/.installed-run-$(RUN_EXTRAS)
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test check lint golden clean install-pi uninstall-pi bench soak
+.PHONY: run test check lint golden clean install-pi uninstall-pi bench soak system-test
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV_ARGS) $(VENV)
@@ -61,6 +61,12 @@ bench: $(STAMP_TEST)
 # then docs/reliability.md rewritten with the figures.
 soak: $(STAMP_TEST)
 	$(BIN)/python benchmarks/soak.py
+
+# The box installed as docs/raspberry-pi.md says, in an arm64 virtual machine (QEMU): a real kernel,
+# systemd, polkit and GPIO chip. As root; the Debian image is cached in ~/.cache/monopoly-city/system-test.
+# Python's standard library only (docs/dev/system-test.md).
+system-test:
+	$(PYTHON) -m systemtest.run
 
 # Every picture of the screens: the golden test images and the documentation's images, in one go.
 golden: $(STAMP_TEST)

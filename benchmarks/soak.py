@@ -178,6 +178,21 @@ def timing_section(pairing: dict, crowd: dict, command: str) -> list[str]:
     ]
 
 
+SYSTEM_TEST = "## The system test"
+
+
+def system_test_section() -> list[str]:
+    """The figures of ``make system-test`` (docs/dev/system-test.md), kept as they are: soak does not run it."""
+    if not DOC.exists():
+        return []
+    text = DOC.read_text(encoding="utf-8")
+    if SYSTEM_TEST not in text:
+        return []
+    section = text[text.index(SYSTEM_TEST) :]
+    following = section.find("\n## ", len(SYSTEM_TEST))
+    return (section if following < 0 else section[: following + 1]).rstrip("\n").split("\n") + [""]
+
+
 def write_doc(results: dict, figures: dict) -> None:
     bad = sum(1 for p in (ROOT / "tests/data/bad").glob("*/*"))
     cuts = figures.get("power_cuts", {})
@@ -313,7 +328,8 @@ def write_doc(results: dict, figures: dict) -> None:
         "(same boot: the boot clock counts the gap) |",
         "| a bug: an exception at start-up or in the loop | 1 | restarted after 2 s; five failures within 120 s "
         "and systemd stops trying (`start-limit-hit`) until the next boot or `systemctl reset-failed` |",
-        "| no GPIO (`--pins lgpio` off a Pi, lgpio missing) | 2 | no restart: one line says what to install |",
+        "| no GPIO (`--pins lgpio` off a Pi, lgpio missing) | 2 | no restart: one line says what to install "
+        "(at boot, a chip that udev has not yet given to the gpio group is tried again for 20 s first) |",
         "",
         "## Where each check lives",
         "",
@@ -333,6 +349,7 @@ def write_doc(results: dict, figures: dict) -> None:
         "- `benchmarks/save_cost.py`: what saving costs the SD card.",
         "",
     ]
+    lines += system_test_section()
     DOC.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {DOC}")
 

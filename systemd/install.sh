@@ -31,12 +31,20 @@ PREFIX=$R$FINAL
 UNIT=monopoly-city-unit.service
 WEB_UNIT=monopoly-city-web.service  # the phone companion (docs/phone.en.md)
 HOOK=usr/lib/systemd/system-shutdown/monopoly-city
+UDEV_RULE=etc/udev/rules.d/60-monopoly-city.rules
+COMMAND=usr/local/bin/monopoly-city  # on the PATH: a link to the venv's command
 USER_NAME=monopoly
 on_this_system() { [ "$R" = "" ]; }
 say() { echo "monopoly-city: $*"; }
 
 if on_this_system && [ "$(id -u)" != 0 ]; then
     echo "install.sh: run as root (sudo make install-pi)" >&2
+    exit 2
+fi
+
+# A 32-bit Raspberry Pi OS cannot install the pinned packages (measured: docs/dev/system-test.md).
+if [ "$ACTION" = install ] && [ "$(python3 -c 'import struct; print(struct.calcsize("P") * 8)')" = 32 ]; then
+    echo "install.sh: this is a 32-bit system: install Raspberry Pi OS (64-bit) Lite instead; Pillow, PyYAML and cbor2 have no 32-bit wheels on PyPI at the tested versions (docs/raspberry-pi.md)" >&2
     exit 2
 fi
 
@@ -56,13 +64,25 @@ do_uninstall() {
     fi
     rm -f "$R/etc/systemd/system/multi-user.target.wants/$WEB_UNIT" "$R/etc/systemd/system/$WEB_UNIT"
     rm -f "$R/etc/systemd/system/multi-user.target.wants/$UNIT" "$R/etc/systemd/system/$UNIT"
-    rm -f "$R/etc/polkit-1/rules.d/50-monopoly-city.rules" "$R/$HOOK"
-    rm -rf "$PREFIX" "$R/var/lib/monopoly-city"
+    rm -f "$R/etc/polkit-1/rules.d/50-monopoly-city.rules" "$R/$HOOK" "$R/$UDEV_RULE"
+    if [ -L "$R/$COMMAND" ]; then rm -f "$R/$COMMAND"; fi
+    rm -rf "$PREFIX"
+    # The game in progress, the settings, the socket and the secret go; what the phones' people typed
+    # (the calculator's editions and games) stays, with the configuration.
+    state="$R/var/lib/monopoly-city"
+    if [ -d "$state" ]; then
+        find "$state" -mindepth 1 -maxdepth 1 ! -name calculator -exec rm -rf {} +
+        rmdir "$state" 2>/dev/null || true
+    fi
     if on_this_system; then
         systemctl daemon-reload
         if getent passwd "$USER_NAME" >/dev/null; then userdel "$USER_NAME"; fi
     fi
+    sync  # on the disk now: a power cut must not bring the removed files back half-way
     say "removed; the configuration in $R/etc/monopoly-city is kept"
+    if [ -d "$state/calculator" ]; then
+        say "kept: the editions and games entered on the phones, in $state/calculator"
+    fi
 }
 
 check_i2c() {
@@ -156,9 +176,22 @@ do_install() {
     ln -sf "/etc/systemd/system/$WEB_UNIT" "$R/etc/systemd/system/multi-user.target.wants/$WEB_UNIT"
     install -m 0644 "$SRC/systemd/50-monopoly-city.rules" "$R/etc/polkit-1/rules.d/50-monopoly-city.rules"
     install -m 0755 "$SRC/systemd/system-shutdown.sh" "$R/$HOOK"
+    install -d -m 0755 "$R/etc/udev/rules.d" "$R/usr/local/bin"
+    install -m 0644 "$SRC/systemd/60-monopoly-city.rules" "$R/$UDEV_RULE"
+    ln -sfn "$FINAL/venv/bin/monopoly-city" "$R/$COMMAND"
 
     check_i2c || true
+    # On the disk before anything starts: written files sit in memory for up to 30 s, and a Pi unplugged
+    # then would boot with empty unit files (masked services) and a venv of empty files (seen in the
+    # system test: docs/dev/system-test.md).
+    sync
     if on_this_system; then
+        # The GPIO chips and I2C buses to their groups now (Raspberry Pi OS does it already; Debian does not).
+        if command -v udevadm >/dev/null 2>&1; then
+            udevadm control --reload || true
+            udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev || true
+            udevadm settle || true
+        fi
         systemctl daemon-reload
         systemctl restart "$UNIT" "$WEB_UNIT"
         say "installed and started: journalctl -u $UNIT -f shows what it does"

@@ -347,3 +347,43 @@ def test_the_volume_is_the_buzzer_pins_duty_cycle(unit_on_pins):
     assert wait_for(lambda: len(pins.tones()) >= 3)
     duties = {r["value"] for r in pins.records if r["pin"] == "buzzer" and r["value"] > 0}
     assert duties == {0.05}  # low: a narrow pulse (high is 0.5)
+
+
+def test_buttons_pressed_high_a_touch_module_or_a_button_to_3v3_switch_on_and_start_an_auction(unit_on_pins):
+    """buttons.pressed: high: the inputs use the pull-down, and a rising level is a press (TTP223, QEMU's line)."""
+    unit = unit_on_pins({"buttons": {"pressed": "high"}})
+    power = unit.pin("power")
+    assert power.pull == "down" and power.state == 0  # idle low, not a press held at start-up
+    power.drive_high()  # touched: 100 ms high, as QEMU's system_powerdown pulses its line
+    time.sleep(0.1)
+    power.drive_low()
+    wait_for(lambda: unit.runtime.unit.state == "ready")
+    unit.pin("auction").drive_high()
+    time.sleep(0.05)
+    unit.pin("auction").drive_low()
+    wait_for(lambda: unit.runtime.unit.state == "countdown")
+
+
+def test_scripted_presses_drive_the_pressed_level():
+    config = configuration.load(({"buttons": {"pressed": "high"}}, "test"))
+    backend = Gpio(config, pin_factory("mock"))
+    runtime = Runtime(Unit(config), backend)
+    runtime.open()
+    from unit.core import Button, Pressed
+
+    backend.inject(Pressed(Button.POWER))
+    assert backend.factory.pin(PINS["power"]).state == 1
+    backend.close()
+
+
+def test_a_button_pressed_high_on_an_i2c_pin_with_the_boards_pull_up_is_one_line_not_a_traceback():
+    """GPIO2 and GPIO3 have the Pi's own 1.8 kOhm pull-ups: a pull-down there is impossible (seen under QEMU)."""
+    from unit.errors import UserError
+
+    config = configuration.load(({"buttons": {"pressed": "high"}, "pins": {"power": 3, "led": 24}}, "test"))
+    backend = Gpio(config, pin_factory("mock"))
+    with pytest.raises(UserError) as caught:
+        Runtime(Unit(config), backend).open()
+    assert caught.value.where == "pins.power" and caught.value.exit_status == 2
+    assert "GPIO3 has the Raspberry Pi's own pull-up resistor" in str(caught.value.message)
+    assert backend.inputs == {} and backend.led is None  # every pin claimed so far was released

@@ -110,3 +110,38 @@ def test_pillow_lays_text_out_as_the_golden_images_expect():
     assert features.check("raqm") and features.check("fribidi"), (
         "Pillow cannot load libfribidi: install it (apt install libfribidi0; .ci/run does it)"
     )
+
+
+def test_at_boot_a_gpio_chip_not_yet_given_to_the_gpio_group_is_tried_again(monkeypatch):
+    """Seen in the system test: the service started before udev gave /dev/gpiochip0 to the gpio group."""
+    import sys
+    import types
+
+    from unit.backends import gpio
+
+    tries = []
+
+    class LGPIOFactory:
+        def __init__(self):
+            tries.append(now[0])
+            if len(tries) < 3:
+                raise RuntimeError("can not open gpiochip")
+
+    fake = types.ModuleType("gpiozero.pins.lgpio")
+    fake.LGPIOFactory = LGPIOFactory
+    monkeypatch.setitem(sys.modules, "gpiozero.pins.lgpio", fake)
+    monkeypatch.setattr(gpio.glob, "glob", lambda pattern: ["/dev/gpiochip0"])
+    monkeypatch.setattr(gpio, "just_booted", lambda: True)
+    now = [0.0]
+
+    def sleep(seconds):
+        now[0] += seconds
+
+    factory = gpio.pin_factory("lgpio", clock=lambda: now[0], sleep=sleep)
+    assert isinstance(factory, LGPIOFactory) and tries == [0.0, 0.5, 1.0]
+    # Long after boot (or no chip at all), a failure is said at once, in one line.
+    tries.clear()
+    monkeypatch.setattr(gpio, "just_booted", lambda: False)
+    with pytest.raises(HardwareError) as caught:
+        gpio.pin_factory("lgpio", clock=lambda: now[0], sleep=sleep)
+    assert len(tries) == 1 and "can not open gpiochip" in str(caught.value)

@@ -174,15 +174,25 @@ def test_a_latching_switch_is_asked_to_move():
 
 
 @pytest.mark.slow
-def test_the_command_exits_1_when_a_part_did_not_answer_and_prints_one_line_per_part(capsys, monkeypatch):
+def test_on_mock_pins_every_line_says_simulated_and_the_test_presses_the_buttons_itself(capsys, monkeypatch):
     from unit.cli import main
 
     monkeypatch.setattr(selftest, "Pace", lambda press_timeout: FAST)
-    assert main(["selftest", "--pins", "mock", "--lang", "en"]) == 1
+    assert main(["selftest", "--pins", "mock", "--lang", "fr"]) == 1  # nothing real answered
     out = capsys.readouterr().out
-    report = out[out.index("Report:") :].splitlines()
-    assert len(report) == 8 and report[-1] == "3 part(s) to look at (see above)."
-    assert out.startswith("Testing the hardware") and "Mock pins" in out
+    report = out[out.index("Bilan :") :].splitlines()
+    assert len(report) == 8 and report[-1] == "Tout est simulé (--pins mock) : aucune pièce réelle n'a été testée."
+    assert all(": simulé · simulé" in line for line in report[1:7]), report
+    assert "Broches simulées" in out and "appuie lui-même" in out and "reçu." in out
+
+
+def test_buttons_pressed_high_touch_modules_or_3v3_wiring_answer_on_a_rising_level():
+    results, report, _, _ = run({"buttons": {"pressed": "high"}})
+    assert by_part(results) == dict.fromkeys(["led", "buzzer", "display", "power", "auction", "build"], "works")
+    # A silent one names the 3.3 V side, not ground.
+    results, report, _, _ = run({"buttons": {"pressed": "high"}}, press=("power", "build"))
+    line = next(line for line in report if line.startswith("  ENCHÈRES"))
+    assert "absent" in line and "et le 3,3 V" in line and "buttons.pressed" in line
 
 
 @pytest.mark.parametrize("value", ["0", "-1", "nan", "inf", "ten", "1e9"])
@@ -194,3 +204,10 @@ def test_a_bad_timeout_is_refused_before_any_pin_is_touched(value, capsys):
     assert caught.value.code == 2
     err = capsys.readouterr().err
     assert "expected a number of seconds from 0.1 to 600" in err and "Traceback" not in err
+
+
+def test_a_button_pressed_high_on_an_i2c_pin_is_reported_not_raised():
+    results, report, _, _ = run({"buttons": {"pressed": "high"}, "pins": {"auction": 2}}, press=("power", "build"))
+    assert by_part(results)["auction"] == "check"
+    line = next(line for line in report if line.startswith("  ENCHÈRES"))
+    assert "GPIO2 a la résistance de tirage" in line

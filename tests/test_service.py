@@ -96,7 +96,17 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     hook = root / "usr/lib/systemd/system-shutdown/monopoly-city"
     assert hook.read_text() == (ROOT / "systemd/system-shutdown.sh").read_text() and os.access(hook, os.X_OK)
     assert "I2C is not enabled" not in result.stdout
+    # On the PATH (/usr/local/bin), and the GPIO chips to the gpio group where the system does not do it.
+    assert os.readlink(root / "usr/local/bin/monopoly-city") == "/opt/monopoly-city/venv/bin/monopoly-city"
+    rule = (root / "etc/udev/rules.d/60-monopoly-city.rules").read_text()
+    assert 'KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"' in rule and 'GROUP="i2c"' in rule
 
+    # What the service and the phones wrote: the game goes, what people typed on the phones stays.
+    state = root / "var/lib/monopoly-city"
+    (state / "calculator/editions").mkdir(parents=True)
+    (state / "calculator/editions/ma-table.yaml").write_text("typed on a phone\n")
+    (state / "game.json").write_text("{}")
+    (state / "unit.sock").write_text("")
     result = run_install(root, "--uninstall")
     assert result.returncode == 0, result.stderr
     assert not (root / "opt/monopoly-city").exists()
@@ -104,6 +114,20 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert not hook.exists()
     assert not web.exists() and not (root / "etc/systemd/system/monopoly-city-web.service").exists()
     assert (root / "etc/monopoly-city/config.yaml").read_text() == "language: en\n"
+    assert not (root / "usr/local/bin/monopoly-city").exists() and not list((root / "etc/udev/rules.d").glob("*"))
+    assert sorted(p.name for p in state.iterdir()) == ["calculator"]
+    assert (state / "calculator/editions/ma-table.yaml").read_text() == "typed on a phone\n"
+    assert "kept: the editions and games entered on the phones" in result.stdout
+
+
+def test_uninstall_without_anything_typed_on_the_phones_leaves_no_state_folder(tmp_path):
+    root = tmp_path / "root"
+    assert run_install(root).returncode == 0
+    (root / "var/lib/monopoly-city").mkdir(parents=True)
+    (root / "var/lib/monopoly-city/game.json").write_text("{}")
+    result = run_install(root, "--uninstall")
+    assert result.returncode == 0, result.stderr
+    assert not (root / "var/lib/monopoly-city").exists() and "phones" not in result.stdout
 
 
 @pytest.mark.install
@@ -138,12 +162,12 @@ def test_make_run_installs_the_pi_extra_on_a_pi_and_the_emulator_elsewhere(tmp_p
     on_pi = make_dry_run("run", f"MODEL_FILE={model}")
     assert "-m venv --system-site-packages .venv" in on_pi
     pinned = "pip install --quiet -c systemd/constraints.txt -e"  # the versions the suite ran with
-    assert f"{pinned} '.[pi]'" in on_pi and "emulator" not in on_pi
+    assert f"{pinned} '.[pi,web]'" in on_pi and "emulator" not in on_pi
     assert ".venv/bin/monopoly-city run --state-dir .venv/state" in on_pi  # /var/lib/monopoly-city is root's
     assert f"{pinned} '.[dev,emulator,pi]'" in make_dry_run("test", f"MODEL_FILE={model}")
     model.write_bytes(b"Some laptop\x00")
     elsewhere = make_dry_run("run", f"MODEL_FILE={model}")
-    assert f"{pinned} '.[emulator]'" in elsewhere and "--system-site-packages" not in elsewhere
+    assert f"{pinned} '.[emulator,web]'" in elsewhere and "--system-site-packages" not in elsewhere
     assert ".venv/bin/monopoly-city run\n" in elsewhere
 
 
@@ -231,3 +255,15 @@ def test_install_pins_the_versions_the_tests_ran_with():
     needed = {"pyyaml", "gpiozero", "luma.oled", "luma.core", "pillow", "smbus2", "cbor2", "colorzero"}
     assert {name.lower() for name in pins} >= needed
     assert '-c "$SRC/systemd/constraints.txt"' in (ROOT / "systemd/install.sh").read_text()
+
+
+def test_a_32_bit_system_is_told_to_use_the_64_bit_one_in_one_line(tmp_path):
+    """Measured under emulation (docs/dev/system-test.md): the pinned packages have no armv7l wheels."""
+    fake = tmp_path / "bin"
+    fake.mkdir()
+    (fake / "python3").write_text("#!/bin/sh\necho 32\n")
+    (fake / "python3").chmod(0o755)
+    result = run_install(tmp_path / "root", PATH=f"{fake}:{os.environ['PATH']}")
+    assert result.returncode == 2 and result.stdout == ""
+    assert result.stderr.count("\n") == 1 and "install Raspberry Pi OS (64-bit) Lite" in result.stderr
+    assert not (tmp_path / "root").exists()

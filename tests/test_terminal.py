@@ -79,12 +79,16 @@ def test_keys_short_press_hold_release_and_quit():
         os.write(keys, b"E")  # capital: held down...
         assert wait_for(lambda: len(posted) == 3) and posted[2] == Pressed("auction")
         assert backend.held == {"auction"} and "maintenu : ENCHÈRES" in backend.lines("braille")[-1]
-        os.write(keys, b"c")  # ...until any button key
+        os.write(keys, b"e")  # ...until its own key, which only lets go
         assert wait_for(lambda: len(posted) == 4) and posted[3] == Released("auction") and not backend.held
+        os.write(keys, b"E")  # held again; another button's key lets go and presses that button (not swallowed)
+        os.write(keys, b"c")
+        assert wait_for(lambda: len(posted) == 8)
+        assert posted[4:] == [Pressed("auction"), Released("auction"), Pressed("build"), Released("build")]
         os.write(keys, b"\x1b[A")  # an arrow key is no button and does not quit
         os.write(keys, b"x")
         os.write(keys, b"q")
-        assert wait_for(lambda: len(posted) == 5) and posted[4] is STOP
+        assert wait_for(lambda: len(posted) == 9) and posted[8] is STOP
     finally:
         backend.close()
         os.close(keys)
@@ -165,6 +169,7 @@ def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path)
     )
     tmux = Tmux(tmp_path)
     env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")  # the menu's choices go there, not in the real ~/.config
     subprocess.run(
         ["tmux", "-S", tmux.socket, "new-session", "-d", "-s", "unit", "-x", "80", "-y", "24", command],
         check=True,
@@ -194,6 +199,83 @@ def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path)
         assert not any("Traceback" in line for line in tmux.screen())
     finally:
         subprocess.run(["tmux", "-S", tmux.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+def start_in_tmux(tmux: Tmux, tmp_path: Path, command: str, size=("80", "24")) -> None:
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TMUX")}
+    env["XDG_CONFIG_HOME"] = str(tmp_path / "config")
+    subprocess.run(
+        ["tmux", "-S", tmux.socket, "new-session", "-d", "-s", "unit", "-x", size[0], "-y", size[1], command],
+        check=True,
+        cwd=ROOT,
+        env=env,
+        timeout=10,
+    )
+
+
+@needs_tmux
+def test_in_tmux_the_menus_choice_is_kept_the_words_follow_it_and_a_resize_redraws(tmp_path):
+    """The user guide's promise on a laptop: the menu's choices are kept (in ~/.config/monopoly-city)."""
+    status_file = tmp_path / "status"
+    command = f"{sys.executable} -m unit run --backend terminal --lang fr; echo $? >> {status_file}; sleep 60"
+    tmux = Tmux(tmp_path)
+    start_in_tmux(tmux, tmp_path, command)
+    try:
+        tmux.showing(shows(views.Welcome()))
+        tmux("send-keys", "-t", "unit", "E")  # hold ENCHÈRES 2 s on the welcome screen: the settings menu
+        tmux.showing(lambda lines: not shows(views.Welcome())(lines), timeout=6)
+        tmux("send-keys", "-t", "unit", "e")  # its own key only lets go: still on the first setting
+        tmux("send-keys", "-t", "unit", "e", "e", "c")  # two settings on: the language; CONSTRUCTION: English
+        tmux.showing(lambda lines: any("keys: o ON/OFF" in line for line in lines))  # the words followed
+        kept = tmp_path / "config" / "monopoly-city" / "settings.json"
+        assert wait_for(lambda: kept.exists() and '"en"' in kept.read_text(encoding="utf-8"))
+        # Too small: one line says how big it must be; big again: the frame is back.
+        tmux("resize-window", "-t", "unit", "-x", "50", "-y", "15")
+        tmux.showing(lambda lines: any("Terminal too small: it needs 66x22" in line for line in lines))
+        tmux("resize-window", "-t", "unit", "-x", "140", "-y", "45")
+        tmux.showing(lambda lines: sum("█" in line or "▀" in line or "▄" in line for line in lines) > 5)
+        tmux("send-keys", "-t", "unit", "q")
+        assert wait_for(lambda: status_file.exists() and status_file.read_text().split() == ["0"], 10)
+    finally:
+        subprocess.run(["tmux", "-S", tmux.socket, "kill-server"], capture_output=True, timeout=10)
+    # Started again: English from the first frame, as chosen in the menu (a tmux server of its own).
+    (tmp_path / "again").mkdir()
+    tmux = Tmux(tmp_path / "again")
+    start_in_tmux(tmux, tmp_path, command)
+    try:
+        tmux.showing(lambda lines: any("keys: o ON/OFF" in line for line in lines))
+        tmux.showing(shows(views.Welcome(), "en"))
+    finally:
+        subprocess.run(["tmux", "-S", tmux.socket, "kill-server"], capture_output=True, timeout=10)
+
+
+def test_a_terminal_too_small_for_the_frame_says_so():
+    backend, _, keys, _ = open_terminal(language="en")
+    try:
+        assert backend.too_small(80, 24) is None and backend.too_small(66, 22) is None
+        line = backend.too_small(65, 30)
+        assert line == ["Terminal too small: it needs 66x22 characters, it has 65x30. Make it bigger (q: quit)."]
+        assert backend.too_small(66, 21) is not None
+    finally:
+        backend.close()
+        os.close(keys)
+        os.close(backend.keys_fd)
+
+
+def test_the_menus_language_and_volume_reach_the_terminal():
+    backend, _, keys, out = open_terminal(language="fr")
+    try:
+        english = configuration.load(({"language": "en", "buzzer": {"volume": "off"}}, "test"))
+        backend.retune(english)
+        assert "keys: o ON/OFF" in backend.lines("braille")[-3]
+        from unit.core import SoundPlayed
+
+        backend.play(SoundPlayed("sold"))
+        assert "\a" not in out.getvalue()  # volume off: no bell
+    finally:
+        backend.close()
+        os.close(keys)
+        os.close(backend.keys_fd)
 
 
 # --- choosing the backend -----------------------------------------------------------------------

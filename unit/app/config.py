@@ -36,6 +36,7 @@ from unit.core.settings import (
     PinSettings,
     PowerControl,
     PowerSettings,
+    PressedLevel,
     Volume,
 )
 from unit.core.sounds import SOUNDS
@@ -112,7 +113,7 @@ SCHEMA: dict[str, Any] = {
         "resume_within_minutes": _number(maximum=MINUTES_IN_A_WEEK),
     },
     "pins": {name: _integer(0, 27) for name in ("power", "auction", "build", "led", "buzzer")},
-    "buttons": {"bounce_seconds": _number(maximum=0.5)},
+    "buttons": {"bounce_seconds": _number(maximum=0.5), "pressed": _choice(PressedLevel)},
     "buzzer": {
         "type": _choice(BuzzerType),
         "mid_tone_hz": _number(positive=True, maximum=10_000),
@@ -258,7 +259,7 @@ class Layers:
                 power["resume_within_minutes"],
             ),
             pins=PinSettings(**m["pins"]),
-            buttons=ButtonSettings(**m["buttons"]),
+            buttons=ButtonSettings(m["buttons"]["bounce_seconds"], PressedLevel(m["buttons"]["pressed"])),
             buzzer=BuzzerSettings(
                 BuzzerType(buzzer["type"]), buzzer["mid_tone_hz"], buzzer["octaves"], Volume(buzzer["volume"])
             ),

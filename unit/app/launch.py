@@ -88,7 +88,7 @@ class Launch:
         state_dir = self.request.state_dir
         if state_dir is None and self.backend_name == "gpio" and self.pins == "lgpio":
             state_dir = DEFAULT_PI_STATE_DIR
-        elif state_dir is None and self.backend_name == "emulator" and not self.scenario:
+        elif state_dir is None and self.backend_name in ("emulator", "terminal") and not self.scenario:
             from unit.app.settings import user_config_dir
 
             state_dir = str(user_config_dir())  # a laptop: the settings menu's choices are kept there

@@ -8,6 +8,10 @@ with a timeout. The report has one line per part: works, missing, or what to
 check. Outputs cannot report back (a pin does not know whether the LED lit),
 so for them "works" means driven without an error, and the line says what to
 look at if the person saw nothing.
+
+On mock pins (``--pins mock``, a laptop) every part still runs its whole path,
+but nothing real is tested: each line says « simulé » (*simulated*), and the
+test presses the mock buttons itself instead of waiting for a person.
 """
 
 from __future__ import annotations
@@ -16,10 +20,13 @@ import dataclasses
 import time
 from collections.abc import Callable
 from dataclasses import dataclass
+from types import ModuleType
+from typing import Any
 
 from unit import i18n
 from unit.core import BUTTONS, Button, Config
-from unit.core.settings import BuzzerType, PowerControl
+from unit.core.settings import BuzzerType, DisplaySettings, PowerControl
+from unit.errors import Text, UserError
 
 #: BCM GPIO number -> physical pin on the 40-pin header.
 PHYSICAL = {
@@ -44,7 +51,7 @@ class Pace:
 @dataclass(frozen=True)
 class Result:
     part: str  # led, buzzer, display, power, auction, build
-    status: str  # works | missing | check
+    status: str  # works | missing | check | simulated (mock pins: driven, but no real part was tested)
     detail: str
 
 
@@ -66,8 +73,8 @@ class SelfTest:
     def __init__(
         self,
         config: Config,
-        factory,
-        open_display: Callable,
+        factory: Any,  # gpiozero's pin factory
+        open_display: Callable[[DisplaySettings], Any],
         *,
         say: Callable[[str], None] = print,
         pace: Pace = Pace(),
@@ -101,9 +108,20 @@ class SelfTest:
         lines += [
             f"  {w(f'selftest.names.{r.part}')}{colon}{w(f'selftest.status.{r.status}')} · {r.detail}" for r in results
         ]
-        bad = sum(r.status != "works" for r in results)
-        lines.append(w("selftest.all_good") if not bad else w("selftest.some_bad", n=bad))
+        bad = sum(r.status not in ("works", "simulated") for r in results)
+        if bad:
+            lines.append(w("selftest.some_bad", n=bad))
+        elif any(r.status == "simulated" for r in results):
+            lines.append(w("selftest.all_simulated"))
+        else:
+            lines.append(w("selftest.all_good"))
         return lines
+
+    def _driven(self, part: str, detail: str) -> Result:
+        """An output driven without an error: it works on real pins, it was only simulated on mock ones."""
+        if self.mock:
+            return Result(part, "simulated", self.words("selftest.simulated_output"))
+        return Result(part, "works", detail)
 
     # --- each part ----------------------------------------------------------------------------
 
@@ -114,7 +132,7 @@ class SelfTest:
         self.say(self.words("selftest.led", where=where(gpio, self.language), n=p.blinks))
         with LED(gpio, pin_factory=self.factory) as led:
             led.blink(on_time=p.blink_seconds, off_time=p.blink_seconds, n=p.blinks, background=False)
-        return Result("led", "works", self.words("selftest.led_ok", gpio=gpio))
+        return self._driven("led", self.words("selftest.led_ok", gpio=gpio))
 
     def buzzer(self) -> Result:
         gpio, w = self.config.pins.buzzer, self.words
@@ -122,7 +140,7 @@ class SelfTest:
             self._buzz(gpio)
         except Exception as error:  # a tone out of the buzzer's range, a pin that cannot do PWM
             return Result("buzzer", "check", f"{type(error).__name__}: {error}")
-        return Result("buzzer", "works", w("selftest.buzzer_ok", gpio=gpio))
+        return self._driven("buzzer", w("selftest.buzzer_ok", gpio=gpio))
 
     def _buzz(self, gpio: int) -> None:
         from gpiozero import Buzzer, TonalBuzzer
@@ -173,34 +191,48 @@ class SelfTest:
             device.clear()
         except Exception as error:  # an I2C error half-way: the wiring is loose
             return Result("display", "check", w("selftest.display_failed", error=error))
+        if self.mock:
+            return Result("display", "simulated", w("selftest.simulated_display"))
         return Result("display", "works", w("selftest.display_ok"))
 
     def button(self, name: str) -> Result:
-        from gpiozero import DigitalInputDevice
+        from unit.backends.gpio import open_button
 
         gpio, w, timeout = getattr(self.config.pins, name), self.words, self.pace.press_timeout
         switch = name == Button.POWER and self.config.power.control == PowerControl.SWITCH
-        device = DigitalInputDevice(
-            gpio, pull_up=True, bounce_time=self.config.buttons.bounce_seconds, pin_factory=self.factory
-        )
+        buttons = self.config.buttons
+        rail = w("selftest.ground" if buttons.pull_up else "selftest.supply")  # what a press connects the pin to
+        try:
+            device = open_button(self.config, name, self.factory)
+        except UserError as error:  # a pin that cannot take the pull buttons.pressed asks for
+            message = error.message
+            return Result(name, "check", message.say(w) if isinstance(message, Text) else message)
         with device:
             prompt = "selftest.flip" if switch else "selftest.press"
             names = w(f"selftest.names.{name}")
             self.say(w(prompt, name=names, where=where(gpio, self.language), timeout=timeout))
-            if switch:  # either position is fine: it must move
+            if self.mock:  # nobody can press a mock pin: the test does, so the path still runs
+                pin = self.factory.pin(gpio)
+                pressed = not device.is_active
+                (pin.drive_low if pressed == buttons.pull_up else pin.drive_high)()
+                answered = device.wait_for_active(timeout) if pressed else device.wait_for_inactive(timeout)
+            elif switch:  # either position is fine: it must move
                 answered = (device.wait_for_inactive if device.is_active else device.wait_for_active)(timeout)
             elif device.is_active:
-                return Result(name, "check", w("selftest.held", key=name))
+                return Result(name, "check", w("selftest.held", key=name, rail=rail))
             else:
                 answered = device.wait_for_active(timeout)
         if not answered:
-            return Result(name, "missing", w("selftest.silent", timeout=timeout, gpio=gpio,
-                                                               physical=PHYSICAL.get(gpio, "?"), key=name))  # fmt: skip
+            physical = PHYSICAL.get(gpio, "?")
+            detail = w("selftest.silent", timeout=timeout, gpio=gpio, physical=physical, key=name, rail=rail)
+            return Result(name, "missing", detail)
         self.say(w("selftest.pressed"))
+        if self.mock:
+            return Result(name, "simulated", w("selftest.simulated_button"))
         return Result(name, "works", w("selftest.button_ok"))
 
 
-def draw_pattern(draw, label: str, oled) -> None:
+def draw_pattern(draw: Any, label: str, oled: ModuleType) -> None:
     """A frame on the edges (a shifted or cut picture shows at once), a checkerboard and the label."""
     width, height = oled.WIDTH, oled.HEIGHT
     draw.rectangle((0, 0, width - 1, height - 1), outline="white")

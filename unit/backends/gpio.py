@@ -20,6 +20,7 @@ here, 200 ms on a tenth of one core (docs/performance.md).
 from __future__ import annotations
 
 import contextlib
+import glob
 import logging
 import os
 import sys
@@ -46,7 +47,7 @@ from unit.core import (
 )
 from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl, Volume
 from unit.core.sounds import Tones
-from unit.errors import HardwareError
+from unit.errors import HardwareError, Text, UserError
 
 if TYPE_CHECKING:
     from unit.backends import oled as screen
@@ -83,11 +84,32 @@ def _no_entry_points_import() -> Iterator[None]:
             del sys.modules["importlib_metadata"]
 
 
-def pin_factory(kind: str, on_output_change: Callable[[Any], None] | None = None) -> Any:
+#: How long a GPIO chip that exists but cannot be opened yet is tried again (udev at boot), and how often.
+GPIO_OPEN_RETRY_SECONDS = 20.0
+GPIO_OPEN_RETRY_INTERVAL = 0.5
+BOOTING_SECONDS = 300.0  # "at boot": this soon after the kernel started
+
+
+def just_booted() -> bool:
+    """The system started moments ago (udev may still be giving devices their groups)."""
+    try:
+        return time.clock_gettime(time.CLOCK_BOOTTIME) < BOOTING_SECONDS
+    except (AttributeError, OSError):  # not Linux
+        return False
+
+
+def pin_factory(
+    kind: str,
+    on_output_change: Callable[[Any], None] | None = None,
+    *,
+    clock: Callable[[], float] = time.monotonic,
+    sleep: Callable[[float], None] = time.sleep,
+) -> Any:
     """gpiozero's pin factory for ``kind`` (``lgpio`` or ``mock``), made explicitly (by the launch, not the backend).
 
     The mock factory's output pins call its ``on_output_change`` (settable: the gpio backend sets it to
-    trace them) with the pin, each time what the backend drives on them changes.
+    trace them) with the pin, each time what the backend drives on them changes. A real chip that cannot be
+    opened yet just after boot is tried again (``clock`` and ``sleep`` passed in for the tests).
     """
     if kind == "mock":
         with _no_entry_points_import():
@@ -133,20 +155,30 @@ def pin_factory(kind: str, on_output_change: Callable[[Any], None] | None = None
         try:
             with _no_entry_points_import():
                 from gpiozero.pins.lgpio import LGPIOFactory
-
-            return LGPIOFactory()
         except ImportError as error:  # no lgpio module (or the empty 0.0.0.2 placeholder)
             raise HardwareError(
                 "lgpio",
                 f"no lgpio module ({error}); on a Pi: pip install '.[pi]' (or apt install python3-lgpio)",
             ) from None
-        except Exception as error:  # no /dev/gpiochip (not a Pi), no permission, pins in use
-            raise HardwareError(
-                "lgpio",
-                f"cannot open the Raspberry Pi's GPIO ({error}); on a Pi, check that the user is in the gpio "
-                f"group, that it can write in LG_WD={os.environ['LG_WD']}, and that the service is not running "
-                "(sudo systemctl stop monopoly-city-unit)",
-            ) from None
+        deadline = clock() + GPIO_OPEN_RETRY_SECONDS
+        while True:
+            try:
+                return LGPIOFactory()
+            except Exception as error:  # no /dev/gpiochip (not a Pi), no permission, pins in use
+                # At boot the service can start before udev gives the chip to the gpio group (seen in the
+                # system test: "can not open gpiochip", then fine a second later): a chip that exists is
+                # tried again for a few seconds rather than failing for good (exit 2 is not restarted).
+                if glob.glob("/dev/gpiochip*") and just_booted() and clock() < deadline:
+                    sleep(GPIO_OPEN_RETRY_INTERVAL)
+                    continue
+                failure = error
+                break
+        raise HardwareError(
+            "lgpio",
+            f"cannot open the Raspberry Pi's GPIO ({failure}); on a Pi, check that the user is in the gpio "
+            f"group, that it can write in LG_WD={os.environ['LG_WD']}, and that the service is not running "
+            "(sudo systemctl stop monopoly-city-unit)",
+        ) from None
     raise ValueError(f"unknown pin factory {kind!r}")
 
 
@@ -154,6 +186,25 @@ def is_mock(factory: object) -> bool:
     """Whether ``factory`` is gpiozero's mock (without importing the mock module on a Pi: unused, not loaded)."""
     mock = sys.modules.get("gpiozero.pins.mock")
     return mock is not None and isinstance(factory, mock.MockFactory)
+
+
+def open_button(config: Config, button: str, factory: Any) -> Any:
+    """A button's input (pull-up or pull-down as ``buttons.pressed`` says); a pin that cannot take that pull
+    (GPIO2 and GPIO3 have the board's I2C pull-ups) is a configuration error, in one line."""
+    with _no_entry_points_import():
+        from gpiozero import DigitalInputDevice
+        from gpiozero.exc import PinFixedPull
+
+    gpio = getattr(config.pins, button)
+    try:
+        return DigitalInputDevice(
+            gpio,
+            pull_up=config.buttons.pull_up,  # buttons.pressed: low (to ground) or high (3.3 V, TTP223)
+            bounce_time=config.buttons.bounce_seconds,
+            pin_factory=factory,
+        )
+    except PinFixedPull:
+        raise UserError(f"pins.{button}", Text("errors.fixed_pull", pin=gpio)) from None
 
 
 def open_oled(settings: DisplaySettings) -> Any:
@@ -443,19 +494,14 @@ class Gpio(Backend):
 
     def _open_devices(self) -> None:
         with _no_entry_points_import():
-            from gpiozero import LED, Buzzer, DigitalInputDevice, TonalBuzzer
+            from gpiozero import LED, Buzzer, TonalBuzzer
             from gpiozero.tones import Tone
 
         if self.trace is not None and self.mock:
             self.factory.on_output_change = self._pin_changed  # pin_factory("mock")'s pins report to it
         pins, buzzer = self.config.pins, self.config.buzzer
         for button in BUTTONS:
-            self.inputs[button] = DigitalInputDevice(
-                getattr(pins, button),
-                pull_up=True,
-                bounce_time=self.config.buttons.bounce_seconds,
-                pin_factory=self.factory,
-            )
+            self.inputs[button] = open_button(self.config, button, self.factory)
         self.led = LED(pins.led, pin_factory=self.factory)
         passive = buzzer.type == BuzzerType.PASSIVE
         if passive:
@@ -564,8 +610,8 @@ class Gpio(Backend):
             pin, down = self.factory.pin(self.config.pins.power), event.on
         else:
             pin, down = self.factory.pin(getattr(self.config.pins, event.button)), isinstance(event, Pressed)
-        if down:
-            pin.drive_low()  # pull-up: pressed (or switched on) is low
+        if down == self.config.buttons.pull_up:  # pressed (or switched on) is low with the pull-up
+            pin.drive_low()
         else:
             pin.drive_high()
 

@@ -26,6 +26,13 @@ class BuzzerType(StrEnum):
     ACTIVE = "active"  # on and off only (gpiozero's Buzzer)
 
 
+class PressedLevel(StrEnum):
+    """The level a pressed button gives on its pin."""
+
+    LOW = "low"  # a button to ground, with the Pi's internal pull-up (the wiring of hardware/README.md)
+    HIGH = "high"  # a button to 3.3 V (internal pull-down) or a touch module (TTP223) that drives its output high
+
+
 class DisplayDriver(StrEnum):
     SSD1306 = "ssd1306"
     SH1106 = "sh1106"
@@ -95,6 +102,12 @@ class PinSettings:
 @dataclass(frozen=True)
 class ButtonSettings:
     bounce_seconds: float
+    pressed: PressedLevel = PressedLevel.LOW
+
+    @property
+    def pull_up(self) -> bool:
+        """gpiozero's ``pull_up``: the internal pull-up for buttons to ground, else the pull-down."""
+        return self.pressed == PressedLevel.LOW
 
 
 @dataclass(frozen=True)

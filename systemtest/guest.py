@@ -1,0 +1,211 @@
+"""The virtual Raspberry Pi: one QEMU process on a throw-away copy of the image, driven over SSH and QMP.
+
+Each :meth:`Guest.boot` starts QEMU on the same copy-on-write disk (``qemu-img create -b``), so what the
+test installed survives a power cut (:meth:`Guest.cut`: QEMU killed, nothing flushed) and a poweroff, as
+on a real SD card. The serial console of each boot goes to ``console-N.log`` in the run folder.
+"""
+
+from __future__ import annotations
+
+import json
+import shlex
+import socket
+import subprocess
+import time
+from pathlib import Path
+from typing import Any, TextIO
+
+from systemtest.image import MACHINE, USER, Image
+
+#: Debian's kernel on QEMU's virt machine: the serial console, the root file system by its label.
+KERNEL_ARGS = "console=ttyAMA0 root=LABEL=rootfs ro rootwait panic=-1 net.ifnames=0"
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port: int = probe.getsockname()[1]
+        return port
+
+
+class GuestError(Exception):
+    """The guest did not do what a step needed (it did not boot, a command failed)."""
+
+
+class Guest:
+    """One virtual Pi; ``ssh`` runs commands as the maker's user (who has passwordless sudo)."""
+
+    def __init__(self, image: Image, folder: Path, log: TextIO):
+        self.image = image
+        self.folder = folder
+        self.log = log
+        self.disk = folder / "disk.qcow2"
+        self.boots = 0
+        self.process: subprocess.Popen[bytes] | None = None
+        self.ssh_port = 0
+        self.web_port = 0
+        self._qmp: socket.socket | None = None
+        self._qmp_file: Any = None
+
+    @property
+    def console(self) -> Path:
+        return self.folder / f"console-{self.boots}.log"
+
+    def create_disk(self) -> None:
+        subprocess.run(
+            ["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(self.image.disk), "-F", "raw", str(self.disk)],
+            check=True,
+        )
+
+    def boot(self, timeout: float = 400.0) -> float:
+        """Start QEMU and wait for SSH; the seconds it took."""
+        self.boots += 1
+        self.ssh_port, self.web_port = free_port(), free_port()
+        qmp = self.folder / "qmp.sock"
+        qmp.unlink(missing_ok=True)
+        forward = f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,hostfwd=tcp:127.0.0.1:{self.web_port}-:8080"
+        command = [
+            "qemu-system-aarch64", *MACHINE,
+            "-kernel", str(self.image.kernel), "-initrd", str(self.image.initrd), "-dtb", str(self.image.dtb),
+            "-append", KERNEL_ARGS,
+            "-drive", f"file={self.disk},if=none,id=disk,format=qcow2,cache=writeback",
+            "-device", "virtio-blk-pci,drive=disk",
+            "-netdev", f"user,id=net,{forward}", "-device", "virtio-net-pci,netdev=net,romfile=",
+            "-device", "virtio-rng-pci",
+            "-qmp", f"unix:{qmp},server=on,wait=off",
+            "-serial", f"file:{self.console}", "-display", "none", "-monitor", "none", "-no-reboot",
+        ]  # fmt: skip
+        self.log.write(f"\n$ {shlex.join(command)}\n")
+        self.log.flush()
+        started = time.monotonic()
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
+        while True:
+            if self.process.poll() is not None:
+                raise GuestError(f"QEMU exited ({self.process.returncode}) during boot: see {self.console}")
+            if time.monotonic() - started > timeout:
+                raise GuestError(f"no SSH {timeout:.0f} s after boot: see {self.console}")
+            if self.ssh("true", timeout=20, check=False, connect_timeout=5).returncode == 0:
+                return time.monotonic() - started
+            time.sleep(2)
+
+    # --- commands -------------------------------------------------------------------------------
+
+    def ssh(
+        self, command: str, *, timeout: float = 120, check: bool = True, input: bytes | None = None,
+        connect_timeout: int = 15,
+    ) -> subprocess.CompletedProcess[bytes]:  # fmt: skip
+        """Run a shell command in the guest as the maker's user; ``check``: a failure raises GuestError."""
+        argv = [
+            "ssh", "-i", str(self.image.key), "-p", str(self.ssh_port),
+            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+            "-o", "BatchMode=yes", "-o", f"ConnectTimeout={connect_timeout}", "-o", "ServerAliveInterval=10",
+            f"{USER}@127.0.0.1", command,
+        ]  # fmt: skip
+        try:
+            result = subprocess.run(argv, input=input, capture_output=True, timeout=timeout)
+        except subprocess.TimeoutExpired as expired:
+            if check:
+                raise GuestError(f"`{command[:120]}` did not end within {timeout:.0f} s") from None
+            return subprocess.CompletedProcess(argv, 124, expired.stdout or b"", expired.stderr or b"")
+        if command != "true":
+            self.log.write(f"\n[guest]$ {command}\n{result.stdout.decode(errors='replace')[-4000:]}")
+            self.log.write(result.stderr.decode(errors="replace")[-4000:])
+            self.log.flush()
+        if check and result.returncode != 0:
+            detail = (result.stderr or result.stdout).decode(errors="replace").strip().splitlines()[-3:]
+            raise GuestError(f"`{command[:120]}` exited {result.returncode}: {' / '.join(detail)}")
+        return result
+
+    def out(self, command: str, **options: Any) -> str:
+        """A command's standard output, as text."""
+        return self.ssh(command, **options).stdout.decode(errors="replace")
+
+    def put(self, folder: Path, target: str) -> None:
+        """Copy a host folder's content into ``target`` in the guest (as root)."""
+        archive = subprocess.run(["tar", "-C", str(folder), "-c", "."], capture_output=True, check=True).stdout
+        self.ssh(f"sudo mkdir -p {target} && sudo tar -x -C {target}", input=archive, timeout=300)
+
+    # --- QEMU's monitor (QMP) -------------------------------------------------------------------
+
+    def qmp(self, command: str, **arguments: Any) -> Any:
+        if self._qmp is None:
+            self._qmp = socket.socket(socket.AF_UNIX)
+            self._qmp.connect(str(self.folder / "qmp.sock"))
+            self._qmp_file = self._qmp.makefile("rw")
+            self._qmp_file.readline()  # the greeting
+            self._send({"execute": "qmp_capabilities"})
+        return self._send({"execute": command, **({"arguments": arguments} if arguments else {})})
+
+    def _send(self, message: dict[str, Any]) -> Any:
+        self._qmp_file.write(json.dumps(message) + "\n")
+        self._qmp_file.flush()
+        while True:
+            reply = json.loads(self._qmp_file.readline())
+            if "return" in reply:
+                return reply["return"]
+            if "error" in reply:
+                raise GuestError(f"QMP {message['execute']}: {reply['error']}")
+            # an event (POWERDOWN, SHUTDOWN...): not the answer
+
+    def press_power_key(self) -> None:
+        """QEMU's power key: line 3 of the PL061 GPIO chip goes high for 100 ms (``system_powerdown``)."""
+        self.qmp("system_powerdown")
+
+    # --- the end of a boot -------------------------------------------------------------------------
+
+    def _forget_qmp(self) -> None:
+        if self._qmp is not None:
+            self._qmp.close()
+        self._qmp, self._qmp_file = None, None
+
+    def cut(self) -> None:
+        """A pulled plug: QEMU killed, the guest's unwritten data lost."""
+        if self.process is not None and self.process.poll() is None:
+            self.process.kill()
+            self.process.wait()
+        self._forget_qmp()
+
+    def wait_exit(self, timeout: float) -> bool:
+        """True when QEMU exits (the guest powered off or reset) within ``timeout`` seconds."""
+        assert self.process is not None
+        try:
+            self.process.wait(timeout)
+        except subprocess.TimeoutExpired:
+            return False
+        self._forget_qmp()
+        return True
+
+    def console_text(self) -> str:
+        return self.console.read_text(encoding="utf-8", errors="replace") if self.console.exists() else ""
+
+
+def main(argv: list[str]) -> int:
+    """``python3 -m systemtest.guest RUN_FOLDER``: boot the disk a kept run left, to look around in it."""
+    import sys
+
+    if len(argv) != 1 or not (Path(argv[0]) / "image").exists():
+        print("usage: python3 -m systemtest.guest RUN_FOLDER (a run kept by a failure or --keep)", file=sys.stderr)
+        return 2
+    folder = Path(argv[0]).resolve()
+    image = Image(Path((folder / "image").read_text(encoding="utf-8").strip()))
+    guest = Guest(image, folder, sys.stdout)
+    guest.boots = len(list(folder.glob("console-*.log")))  # the run's own consoles are kept
+    print(f"booted in {guest.boot():.0f} s; its console: {guest.console}")
+    print(f"ssh -p {guest.ssh_port} -i {image.key} -o StrictHostKeyChecking=no -o UserKnownHostsFile=/dev/null "
+          f"{USER}@127.0.0.1")  # fmt: skip
+    print(f"the phone page: http://127.0.0.1:{guest.web_port}/ (Ctrl-C pulls the plug)")
+    assert guest.process is not None
+    import signal
+
+    signal.signal(signal.SIGTERM, signal.default_int_handler)  # kill: the plug is pulled too
+    try:
+        guest.process.wait()
+    except KeyboardInterrupt:
+        guest.cut()
+    return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    sys.exit(main(sys.argv[1:]))

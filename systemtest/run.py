@@ -1,0 +1,734 @@
+"""``make system-test``: Monopoly City Unit installed as docs/raspberry-pi.md says, in an arm64 virtual machine.
+
+Debian 12 arm64 under ``qemu-system-aarch64 -M virt`` (TCG), a real kernel GPIO chip (QEMU's PL061), real
+systemd, polkit and lgpio. The image is cached (systemtest/image.py); each run boots a copy-on-write copy
+of it five times: install, then unplugged at once; play; resume after a power cut; a cut during a save,
+the watchdog, the bad configuration, the broken state folder and the shutdown button; the uninstall.
+One line per check; the exit status is 1 when any check failed. How it works and how to debug it:
+docs/dev/system-test.md.
+
+    python3 -m systemtest.run [--keep] [--log FILE]
+"""
+
+from __future__ import annotations
+
+import argparse
+import http.client
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import threading
+import time
+import tomllib
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, TextIO
+from urllib.parse import urlencode
+
+from systemtest import image as images
+from systemtest.guest import Guest, GuestError
+
+REPO = Path(__file__).resolve().parent.parent
+UNIT = "monopoly-city-unit"
+WEB = "monopoly-city-web"
+STATE = "/var/lib/monopoly-city"
+TOOLS = "/usr/local/lib/system-test/guest_tools.py"
+GIT_REPO = "/srv/git/monopoly-city-unit.git"
+#: The table's configuration in the guest: QEMU's PL061 has 8 lines, and its line 3 is the power key that
+#: ``system_powerdown`` pulses high, like a TTP223 touch button (buttons.pressed: high).
+GUEST_CONFIG = """\
+# The system test's table (systemtest/run.py): QEMU's GPIO chip has 8 lines; line 3 is its power key,
+# which gives a high level when pressed, like a touch button.
+language: fr
+pins: {power: 3, auction: 4, build: 5, led: 6, buzzer: 7}
+buttons: {pressed: high}
+"""
+BAD_CONFIG = GUEST_CONFIG.replace("led: 6", "led: 40")
+AUCTION_SECONDS = 50.0
+#: The PL061 lines as gpiozero numbers them here (GPIOn is line n of gpiochip0).
+LINES = {"power": 3, "led": 6, "buzzer": 7}
+
+
+# --- what the host prepares -----------------------------------------------------------------------
+
+
+def wheelhouse(log: TextIO) -> Path:
+    """The project's dependencies as aarch64/cp311 wheels at the pinned versions (cached by their inputs)."""
+    constraints = (REPO / "systemd" / "constraints.txt").read_bytes()
+    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
+    wanted = [*project["dependencies"], *project["optional-dependencies"]["pi"]]
+    wanted += project["optional-dependencies"]["web"]
+    wanted = [re.split(r"\s*;", spec)[0] for spec in wanted] + ["setuptools>=77"]  # the markers: this is aarch64
+    import hashlib
+
+    key = hashlib.sha256(constraints + "\n".join(wanted).encode()).hexdigest()[:16]
+    folder = images.cache_root() / f"wheelhouse-{key}"
+    if (folder / "complete").exists():
+        return folder
+    work = Path(tempfile.mkdtemp(dir=images.cache_root()))
+    platforms = [f"manylinux_2_{minor}_aarch64" for minor in range(36, 16, -1)] + ["manylinux2014_aarch64"]
+    command = [
+        sys.executable,
+        "-m",
+        "pip",
+        "download",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--dest",
+        str(work),
+        "--only-binary=:all:",
+        "--python-version",
+        "3.11",
+        "--implementation",
+        "cp",
+        *(f"--platform={platform}" for platform in platforms),
+        "-c",
+        str(REPO / "systemd" / "constraints.txt"),
+        *wanted,
+    ]
+    images.run(command, log)
+    (work / "complete").write_text("downloaded\n")
+    shutil.rmtree(folder, ignore_errors=True)
+    work.rename(folder)
+    return folder
+
+
+def source_repository(work: Path) -> Path:
+    """A bare git repository of the working tree as it is (committed or not) for the guest to clone."""
+    stash = subprocess.run(["git", "-C", str(REPO), "stash", "create"], capture_output=True, text=True, check=True)
+    commit = stash.stdout.strip() or "HEAD"
+    tree = work / "tree"
+    tree.mkdir()
+    archive = subprocess.run(["git", "-C", str(REPO), "archive", commit], capture_output=True, check=True).stdout
+    subprocess.run(["tar", "-x", "-C", str(tree)], input=archive, check=True)
+    git = ["git", "-c", "user.name=system-test", "-c", "user.email=system-test@localhost", "-C", str(tree)]
+    subprocess.run([*git, "init", "-q", "-b", "main"], check=True)
+    subprocess.run([*git, "add", "-A"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "the working tree under test"], check=True)
+    bare = work / "git" / "monopoly-city-unit.git"
+    subprocess.run(["git", "clone", "-q", "--bare", str(tree), str(bare)], check=True)
+    return bare.parent
+
+
+def guide_block(contains: str) -> str:
+    """The first shell block of docs/raspberry-pi.md that contains ``contains``: run as written."""
+    text = (REPO / "docs" / "raspberry-pi.md").read_text(encoding="utf-8")
+    for block in re.findall(r"```sh\n(.*?)```", text, flags=re.S):
+        if contains in block:
+            return str(block).strip()
+    raise SystemExit(f"system-test: docs/raspberry-pi.md has no block with {contains!r} any more")
+
+
+# --- reporting ----------------------------------------------------------------------------------------
+
+
+class Report:
+    """One line per check, as it ends: ``ok`` or ``FAIL``, its name, what was measured."""
+
+    def __init__(self) -> None:
+        self.started = time.monotonic()
+        self.failed: list[str] = []
+        self.passed = 0
+
+    def line(self, status: str, name: str, detail: str) -> None:
+        minutes, seconds = divmod(int(time.monotonic() - self.started), 60)
+        print(f"[{minutes:2d}:{seconds:02d}] {status:4s} {name}: {detail}", flush=True)
+
+    def ok(self, name: str, detail: str) -> None:
+        self.passed += 1
+        self.line("ok", name, detail)
+
+    def fail(self, name: str, detail: str) -> None:
+        self.failed.append(name)
+        self.line("FAIL", name, detail)
+
+    def check(self, name: str, good: bool, detail: str) -> bool:
+        (self.ok if good else self.fail)(name, detail)
+        return good
+
+
+# --- the phone, from the host (QEMU forwards the guest's port 8080) -----------------------------------
+
+
+class Phone:
+    """A phone's browser, reduced to what the checks need: the session cookie, CSRF tokens, forms, the stream."""
+
+    def __init__(self, port: int):
+        self.port = port
+        self.cookie = ""
+        self.token = ""  # the paired session's CSRF token
+        self.records: list[tuple[float, dict[str, Any]]] = []  # the live stream: (host time, record)
+
+    def request(self, method: str, path: str, form: dict[str, str] | None = None) -> tuple[int, str, str]:
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
+        headers = {"Cookie": self.cookie} if self.cookie else {}
+        body = None
+        if form is not None:
+            body = urlencode(form)
+            headers |= {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://127.0.0.1:{self.port}"}
+        connection.request(method, path, body, headers)
+        response = connection.getresponse()
+        text = response.read().decode(errors="replace")
+        for name, value in response.getheaders():
+            if name.lower() == "set-cookie" and value.startswith("mc_session="):
+                self.cookie = value.split(";")[0]
+        connection.close()
+        return response.status, response.getheader("location") or "", text
+
+    def csrf(self) -> str:
+        _, _, page = self.request("GET", "/remote")
+        match = re.search(r'data-csrf="([^"]+)"', page)
+        if match is None:
+            raise GuestError("the /remote page has no CSRF token")
+        return match.group(1)
+
+    def pair(self, guest: Guest) -> str:
+        """Ask for a code (shown on the unit, and in its journal: docs/phone.en.md), type it in."""
+        since = guest.out("date +%s").strip()
+        status, where, _ = self.request("POST", "/pair/request", {"csrf": self.csrf()})
+        if "m=shown" not in where:
+            raise GuestError(f"asking for a pairing code: {status} {where}")
+        code = ""
+        for _ in range(20):
+            journal = guest.out(
+                f"sudo journalctl -u {UNIT} --since @{since} -o cat -g 'pairing code' --no-pager", check=False
+            )
+            found = re.findall(r"pairing code for the phone: (\d+)", journal)
+            if found:
+                code = found[-1]
+                break
+            time.sleep(0.5)
+        status, where, _ = self.request("POST", "/pair", {"csrf": self.csrf(), "code": code})
+        if "m=paired" not in where:
+            raise GuestError(f"pairing with the code from the journal ({code!r}): {status} {where}")
+        self.token = self.csrf()  # a new session once paired
+        return code
+
+    def press(self, button: str, action: str = "press") -> int:
+        """A press or a release from the remote (with the session's token, fetched once: no page load
+        between a press and its release, which would lengthen the press)."""
+        if not self.token:
+            self.token = self.csrf()
+        status, _, _ = self.request("POST", "/press", {"csrf": self.token, "button": button, "action": action})
+        return status
+
+    def listen(self) -> None:
+        """Read the live stream (/events) on a thread, keeping each record with the host's time."""
+
+        def read() -> None:
+            try:
+                connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
+                connection.request("GET", "/events")
+                response = connection.getresponse()
+                while True:
+                    line = response.readline()
+                    if not line:
+                        return
+                    if line.startswith(b"data: "):
+                        self.records.append((time.monotonic(), json.loads(line[6:])))
+            except (OSError, http.client.HTTPException, ValueError):
+                return  # the guest went away
+
+        threading.Thread(target=read, name="events", daemon=True).start()
+
+    def first(self, predicate: Callable[[dict[str, Any]], bool], after: float = 0.0) -> float | None:
+        return next((t for t, record in list(self.records) if t >= after and predicate(record)), None)
+
+    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float, after: float = 0.0) -> float | None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            found = self.first(predicate, after)
+            if found is not None:
+                return found
+            time.sleep(0.1)
+        return None
+
+
+def state_is(state: str) -> Callable[[dict[str, Any]], bool]:
+    return lambda record: record.get("kind") in ("state", "snapshot") and record.get("state") == state
+
+
+# --- the guest's side ---------------------------------------------------------------------------------
+
+
+def show(guest: Guest, service: str, *properties: str) -> dict[str, str]:
+    text = guest.out(f"systemctl show {service} -p {','.join(properties)}", check=False)
+    return dict(line.split("=", 1) for line in text.splitlines() if "=" in line)
+
+
+def wait_active(guest: Guest, service: str, timeout: float) -> dict[str, str] | None:
+    end = time.monotonic() + timeout
+    while time.monotonic() < end:
+        values = show(guest, service, "ActiveState", "SubState", "Type", "MainPID", "NRestarts")
+        if values.get("ActiveState") == "active":
+            return values
+        time.sleep(2)
+    return None
+
+
+def unit_journal(guest: Guest, since: str) -> list[str]:
+    """What the unit's own processes logged since ``since`` (seconds since the epoch, in the guest)."""
+    text = guest.out(f"sudo journalctl _SYSTEMD_UNIT={UNIT}.service --since @{since} -o cat --no-pager", check=False)
+    return [line for line in text.splitlines() if line.strip()]
+
+
+def watched_lines(guest: Guest) -> list[tuple[float, str, str]]:
+    text = guest.out("sudo cat /run/system-test-gpio.log", check=False)
+    changes = []
+    for line in text.splitlines():
+        parts = line.split()
+        if len(parts) == 3:
+            changes.append((float(parts[0]), parts[1], parts[2]))
+    return changes
+
+
+def start_watching(guest: Guest) -> None:
+    names = " ".join(f"{name}={line}" for name, line in LINES.items())
+    guest.ssh(f"sudo sh -c 'nohup python3 {TOOLS} watch /run/system-test-gpio.log {names} >/dev/null 2>&1 &'")
+
+
+# --- the checks, in the order of an evening -----------------------------------------------------------
+
+
+class SystemTest:
+    def __init__(self, guest: Guest, report: Report, wheels: Path, sources: Path, log: TextIO):
+        self.guest = guest
+        self.report = report
+        self.wheels = wheels
+        self.sources = sources
+        self.log = log
+        self.phone = Phone(0)
+        self.ready_at = 0.0  # host time the game started (the power key's press reached the unit)
+
+    def boot(self, why: str) -> None:
+        seconds = self.guest.boot()
+        self.report.ok(f"boot {self.guest.boots}", f"{why}: SSH answered {seconds:.0f} s after QEMU started")
+        self.phone = Phone(self.guest.web_port)
+
+    # 1. install as the guide says ------------------------------------------------------------------
+
+    def install(self) -> bool:
+        guest = self.guest
+        guest.put(self.wheels, "/var/cache/wheelhouse")
+        guest.put(self.sources, "/srv/git")
+        guest.put(Path(__file__).parent, "/usr/local/lib/system-test")
+        guest.ssh(f"sudo chown -R {images.USER}: /srv/git")
+        # Step 4 of the guide (settings), written before the install, which keeps an existing file.
+        guest.ssh(
+            "sudo mkdir -p /etc/monopoly-city && sudo tee /etc/monopoly-city/config.yaml >/dev/null",
+            input=GUEST_CONFIG.encode(),
+        )
+        clone = guide_block("git clone")
+        started = time.monotonic()
+        result = guest.ssh(
+            f"REPO={GIT_REPO}\n{clone}\n{guide_block('sudo make install-pi')}", timeout=1500, check=False
+        )
+        seconds = time.monotonic() - started
+        said = result.stdout.decode(errors="replace").strip().splitlines()
+        if result.returncode != 0:
+            said += result.stderr.decode(errors="replace").strip().splitlines()
+        if not self.report.check(
+            "install",
+            result.returncode == 0,
+            f"git clone + sudo make install-pi took {seconds:.0f} s; last line: {said[-1:]}",
+        ):
+            return False
+        path = guest.out("bash -lc 'command -v monopoly-city'", check=False).strip()
+        self.report.check(
+            "on the PATH",
+            path == "/usr/local/bin/monopoly-city",
+            f"`command -v monopoly-city` in a new login shell: {path or 'nothing'}",
+        )
+        return True
+
+    # 2. the services -------------------------------------------------------------------------------
+
+    def services(self) -> None:
+        for service, limit in ((UNIT, 1.0), (WEB, 2.0)):
+            values = wait_active(self.guest, service, 120)
+            state = values or show(self.guest, service, "ActiveState", "SubState", "Type", "Result")
+            self.report.check(
+                f"{service} starts",
+                values is not None,
+                f"Type={state.get('Type')} {state.get('ActiveState')}/{state.get('SubState')}",
+            )
+            text = self.guest.out(f"systemd-analyze security --no-pager {service}.service", check=False)
+            match = re.search(r"Overall exposure level for \S+: ([0-9.]+) (\w+)", text)
+            score = float(match.group(1)) if match else 99.0
+            self.report.check(
+                f"{service} hardening",
+                score <= limit,
+                f"systemd-analyze security: {match.group(1) + ' ' + match.group(2) if match else text[-200:]}"
+                f" (at most {limit})",
+            )
+
+        end = time.monotonic() + 400
+        status = 0
+        while time.monotonic() < end and status != 200:
+            try:
+                status = self.phone.request("GET", "/remote")[0]
+            except (OSError, http.client.HTTPException):
+                time.sleep(5)
+        uptime = self.guest.out("cut -d' ' -f1 /proc/uptime", check=False).strip()
+        self.report.check(
+            "phone page",
+            status == 200,
+            f"/remote answered through QEMU's forwarded port {float(uptime or 'nan'):.0f} s after the kernel started"
+            " (the service has CPUQuota=10%: under emulation its start-up is slow)",
+        )
+
+    # 3. the power key on the GPIO chip, then an auction from the phone ------------------------------
+
+    def power_on(self) -> None:
+        start_watching(self.guest)
+        self.phone.listen()
+        if self.phone.wait(lambda record: True, 30) is None:  # the stream's first record: the unit's state
+            self.report.fail("live stream", "no record from /events in 30 s")
+        pressed = time.monotonic()
+        self.guest.press_power_key()
+        ready = self.phone.wait(state_is("ready"), 15, after=pressed)
+        if not self.report.check(
+            "power key",
+            ready is not None,
+            "QEMU's line 3 pulsed high 100 ms (system_powerdown): welcome -> ready "
+            + (f"on the live stream {ready - pressed:.2f} s later" if ready else "never"),
+        ):
+            return
+        assert ready is not None
+        self.ready_at = pressed
+        time.sleep(2)
+        buzzer = [c for c in watched_lines(self.guest) if c[1] == "buzzer"]
+        sound = self.phone.first(lambda r: r.get("kind") == "sound" and r.get("name") == "power_on", pressed)
+        self.report.check(
+            "buzzer line",
+            len(buzzer) >= 2,
+            f"{len(buzzer)} changes of GPIO line {LINES['buzzer']} read in /sys/kernel/debug/gpio "
+            f"while the unit played « power_on » (stream: {'yes' if sound else 'no'})",
+        )
+
+    def auction(self) -> None:
+        guest, phone = self.guest, self.phone
+        try:
+            phone.pair(guest)
+        except GuestError as error:
+            self.report.fail("pairing", str(error))
+            return
+        self.report.ok("pairing", "code asked on /remote, read in the unit's journal, typed in: paired")
+        marker = float(guest.out("python3 -c 'import time; print(time.monotonic())'").strip())
+        sent = time.monotonic()
+        status = phone.press("auction")
+        status = phone.press("auction", "release") if status == 204 else status
+        counting = phone.wait(state_is("countdown"), 10, after=sent)
+        self.report.check(
+            "remote press",
+            counting is not None,
+            f"POST /press auction over QEMU's forwarded port: countdown on the stream "
+            f"{(counting - sent) if counting else float('nan'):.2f} s later",
+        )
+        sold = phone.wait(lambda r: r.get("kind") == "sound" and r.get("name") == "sold", AUCTION_SECONDS + 20, sent)
+        time.sleep(1)
+        led = [(t, level) for t, name, level in watched_lines(guest) if name == "led" and t >= marker]
+        if not led or led[0][1] != "hi":
+            self.report.fail("LED line", f"no rise of GPIO line {LINES['led']} after the press: {led[:4]}")
+            return
+        start, end = led[0][0], led[-1][0]
+        halves = [b[0] - a[0] for a, b in zip(led, led[1:])]
+        slow = [h for h in halves if h > 0.3]
+        fast = [h for h in halves if h <= 0.3]
+        # The unit's own times (the trace's t, on its clock): from the countdown to the LED switched off.
+        began = next((r["t"] for _, r in phone.records[:] if state_is("countdown")(r) and "t" in r), None)
+        ended = next(
+            (r["t"] for _, r in phone.records[:] if r.get("kind") == "led" and r.get("mode") == "off"
+             and began is not None and r.get("t", 0) > began),
+            None,
+        )  # fmt: skip
+        late = (ended - began - AUCTION_SECONDS) * 1000 if began is not None and ended is not None else float("nan")
+        self.report.check(
+            "auction on the LED",
+            led[-1][1] == "lo" and abs(end - start - AUCTION_SECONDS) < 0.5 and 0 <= late < 500,
+            f"GPIO line {LINES['led']}: {len(slow)} slow half-periods of {sum(slow) / max(1, len(slow)):.3f} s, "
+            f"{len(fast)} fast of {sum(fast) / max(1, len(fast)):.3f} s, dark {end - start:.3f} s after it lit; "
+            f"the unit switched it off {late:+.0f} ms after its {AUCTION_SECONDS:.0f} s deadline (its trace; TCG)",
+        )
+        self.report.check(
+            "auction on the stream",
+            counting is not None and sold is not None,
+            f"countdown then « sold » {(sold - counting) if sold and counting else float('nan'):.2f} s "
+            f"later on /events (host clock)",
+        )
+
+    # 4. power cuts ---------------------------------------------------------------------------------
+
+    def cut_in_game(self) -> float | None:
+        """Pull the plug mid-game, right after a periodic save; the seconds played at the cut."""
+        time.sleep(6)  # a save every 5 s: one after the auction for sure
+        played = time.monotonic() - self.ready_at if self.ready_at else None
+        self.guest.cut()
+        self.report.check(
+            "power cut",
+            played is not None,
+            f"QEMU killed {played:.0f} s into the game" if played else "QEMU killed, but no game had started",
+        )
+        return played
+
+    def resumed(self, played: float | None, what: str) -> None:
+        guest = self.guest
+        values = wait_active(guest, UNIT, 120)
+        journal = unit_journal(guest, "0")  # the persistent journal: this boot's lines are the last ones
+        boots = guest.out(f"sudo journalctl -b 0 _SYSTEMD_UNIT={UNIT}.service -o cat --no-pager", check=False)
+        resumed = re.findall(r"resuming the game: (\d+) s already played", boots)
+        traceback = any("Traceback" in line for line in journal)
+        detail = f"{UNIT} {'active' if values else 'not active'}; journal: {resumed and resumed[-1] + ' s played'}"
+        if played is not None and resumed:
+            lost = played - float(resumed[-1])
+            detail += f"; {played:.0f} s had been played at the cut: {lost:.0f} s lost"
+            detail += " (the outage itself not counted: the guest's clock is not NTP-synchronised)"
+        self.report.check(what, bool(values and resumed and not traceback), detail)
+
+    def cut_during_save(self) -> None:
+        guest = self.guest
+        guest.ssh(f"sudo sh -c 'nohup python3 {TOOLS} cut-during-save {STATE} >/dev/null 2>&1 &'", check=False)
+        started = time.monotonic()
+        exited = guest.wait_exit(30)
+        if not exited:
+            guest.cut()
+        self.report.check(
+            "cut during a save",
+            exited,
+            f"the machine reset without a sync while .game-*.tmp existed, {time.monotonic() - started:.1f} s "
+            "after the watcher started",
+        )
+
+    # 5. systemd's side: the watchdog, a bad file, a broken state folder ---------------------------
+
+    def watchdog(self) -> None:
+        guest = self.guest
+        before = show(guest, UNIT, "MainPID", "NRestarts")
+        since = guest.out("date +%s").strip()
+        stopped = time.monotonic()
+        guest.ssh(f"sudo kill -STOP {before['MainPID']}")
+        restarted = None
+        while time.monotonic() - stopped < 120:
+            now = show(guest, UNIT, "MainPID", "NRestarts", "ActiveState")
+            if now.get("ActiveState") == "active" and now.get("MainPID") not in ("0", before["MainPID"]):
+                restarted = time.monotonic() - stopped
+                break
+            time.sleep(3)
+        said = guest.out(f"sudo journalctl -u {UNIT} --since @{since} -o cat --no-pager", check=False)
+        self.report.check(
+            "watchdog",
+            restarted is not None and "Watchdog timeout" in said,
+            f"SIGSTOP: 'Watchdog timeout' in the journal, running again "
+            f"{restarted or float('nan'):.0f} s later (WatchdogSec=30, RestartSec=5)",
+        )
+
+    def bad_config(self) -> None:
+        guest = self.guest
+        guest.ssh("sudo tee /etc/monopoly-city/config.yaml >/dev/null", input=BAD_CONFIG.encode())
+        since = guest.out("date +%s").strip()
+        guest.ssh(f"sudo systemctl restart {UNIT}", check=False, timeout=60)
+        time.sleep(12)  # more than RestartSec: a restart would have happened
+        values = show(guest, UNIT, "ActiveState", "Result", "ExecMainStatus", "NRestarts")
+        lines = unit_journal(guest, since)
+        said = [line for line in lines if "pins.led" in line]
+        self.report.check(
+            "bad configuration",
+            values.get("ExecMainStatus") == "2"
+            and values.get("ActiveState") == "failed"
+            and len(said) == 1
+            and len(lines) == 1,
+            f"exit status {values.get('ExecMainStatus')}, {values.get('ActiveState')}, not restarted; journal: {lines}",
+        )
+        guest.ssh("sudo tee /etc/monopoly-city/config.yaml >/dev/null", input=GUEST_CONFIG.encode())
+        guest.ssh(f"sudo systemctl reset-failed {UNIT}; sudo systemctl start {UNIT}", check=False, timeout=120)
+
+    def broken_state(self) -> None:
+        guest = self.guest
+        guest.ssh(f"sudo systemctl stop {UNIT}", timeout=60)
+        since = guest.out("date +%s").strip()
+        guest.ssh(
+            f"sudo sh -c 'echo not a game > {STATE}/game.json; rm -f {STATE}/settings.json; "
+            f"mkfifo {STATE}/settings.json; chown root:root {STATE}; chmod 000 {STATE}'"
+        )
+        guest.ssh(f"sudo systemctl start {UNIT}", check=False, timeout=120)
+        values = wait_active(guest, UNIT, 60)
+        lines = unit_journal(guest, since)
+        self.report.check(
+            "broken state folder",
+            values is not None and not any("Traceback" in x for x in lines),
+            f"garbage game.json, a FIFO for settings.json, the folder root's and mode 000: "
+            f"{'active' if values else 'not active'}; journal: {lines[:3]}",
+        )
+
+    # 6. the shutdown button, through polkit ---------------------------------------------------------
+
+    def shutdown(self) -> None:
+        guest = self.guest
+        started = time.monotonic()
+        guest.ssh(f"sudo python3 {TOOLS} hold power 4", check=False, timeout=60)  # held 3 s: shut down
+        off = guest.wait_exit(180)
+        console = guest.console_text()
+        hook = re.search(r"system-shutdown/monopoly-city (succeeded|failed with exit status \d+)", console)
+        self.report.check(
+            "shutdown",
+            off,
+            f"ON/OFF held 4 s: QEMU exited {time.monotonic() - started:.0f} s after the press (systemctl poweroff "
+            "as the service's user, allowed by the polkit rule)"
+            if off
+            else "the guest did not power off in 180 s",
+        )
+        if not off:
+            guest.cut()
+        self.report.check(
+            "safe-to-unplug hook",
+            hook is not None,
+            f"run by systemd-shutdown after the file systems were read-only: « {hook.group(0) if hook else 'not run'} »"
+            " (exit status 1: no OLED in QEMU to draw the sign on; the sign itself is tested on a dummy display)",
+        )
+
+    def after_shutdown(self) -> None:
+        said = self.guest.out("sudo journalctl -b -1 -o cat --no-pager", check=False)
+        failed = "the shutdown command failed" in said
+        self.report.check(
+            "poweroff allowed",
+            "System is powering down" in said and not failed,
+            "the previous boot's journal: logind's 'System is powering down', no 'shutdown command failed' from "
+            "the unit",
+        )
+
+    def phone_edition(self) -> None:
+        """An edition typed on a phone (the calculator's page), for the uninstall to keep."""
+        phone = self.phone
+        status, where, _ = phone.request("POST", "/editions/new", {"csrf": phone.csrf(), "name": "ma-table"})
+        listed = self.guest.out(f"sudo ls -R {STATE}/calculator", check=False)
+        self.report.check(
+            "phone edition",
+            status == 303 and "ma-table" in listed,
+            f"POST /editions/new « ma-table »: {status} {where}; in {STATE}/calculator: "
+            + ("yes" if "ma-table" in listed else "no"),
+        )
+
+    # 7. uninstall --------------------------------------------------------------------------------------
+
+    def uninstall(self) -> None:
+        guest = self.guest
+        block = guide_block("sudo make uninstall-pi")
+        result = guest.ssh(f"cd monopoly-city-unit && {block}", check=False, timeout=300)
+        gone = {
+            "the services": f"test ! -e /etc/systemd/system/{UNIT}.service -a ! -e /etc/systemd/system/{WEB}.service",
+            "the user": "! getent passwd monopoly",
+            "/opt/monopoly-city": "test ! -e /opt/monopoly-city",
+            "the polkit rule": "test ! -e /etc/polkit-1/rules.d/50-monopoly-city.rules",
+            "the shutdown hook": "test ! -e /usr/lib/systemd/system-shutdown/monopoly-city",
+            "the udev rule": "test ! -e /etc/udev/rules.d/60-monopoly-city.rules",
+            "the command": "test ! -e /usr/local/bin/monopoly-city",
+        }
+        kept = {
+            "/etc/monopoly-city/config.yaml": "test -f /etc/monopoly-city/config.yaml",
+            "the phones' edition": f"sudo sh -c 'ls -R {STATE}/calculator' | grep -q ma-table",
+        }
+        left = [name for name, test in gone.items() if guest.ssh(test, check=False).returncode != 0]
+        lost = [name for name, test in kept.items() if guest.ssh(test, check=False).returncode != 0]
+        self.report.check(
+            "uninstall",
+            result.returncode == 0 and not left and not lost,
+            f"sudo make uninstall-pi: left behind {left or 'nothing'}, lost {lost or 'nothing'}",
+        )
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = argparse.ArgumentParser(prog="make system-test", description=__doc__.splitlines()[0])
+    parser.add_argument("--keep", action="store_true", help="keep the run's folder (disk, consoles, log)")
+    parser.add_argument("--log", metavar="FILE", help="the build and guest log (default: in the run's folder)")
+    args = parser.parse_args(argv)
+    missing = [
+        tool
+        for tool in ("qemu-system-aarch64", "qemu-img", "mmdebstrap", "fdtput", "mke2fs", "ssh")
+        if shutil.which(tool) is None
+    ]
+    if missing:
+        print(f"system-test: missing {', '.join(missing)} (.ci/run installs them)", file=sys.stderr)
+        return 2
+    report = Report()
+    images.cache_root().mkdir(parents=True, exist_ok=True)
+    folder = Path(tempfile.mkdtemp(prefix="run-", dir=images.cache_root()))
+    log_path = Path(args.log) if args.log else folder / "system-test.log"
+    with open(log_path, "a", encoding="utf-8") as log:
+        print(f"system-test: log in {log_path}", flush=True)
+        try:
+            cached = images.cached_image(REPO).complete
+            image = images.build(REPO, log)
+            report.ok("image", f"{'cached' if cached else 'built'}: {image.folder}")
+            wheels = wheelhouse(log)
+            report.ok("wheelhouse", f"{len(list(wheels.glob('*.whl')))} aarch64/cp311 wheels at the pinned versions")
+            sources = source_repository(folder)
+            (folder / "image").write_text(f"{image.folder}\n", encoding="utf-8")  # for systemtest.guest
+            guest = Guest(image, folder, log)
+            guest.create_disk()
+            run_checks(SystemTest(guest, report, wheels, sources, log))
+        except (GuestError, subprocess.CalledProcessError, OSError) as error:
+            report.fail("system test", f"{error} (log: {log_path})")
+        finally:
+            if "guest" in locals():
+                locals()["guest"].cut()
+    minutes, seconds = divmod(int(time.monotonic() - report.started), 60)
+    verdict = "passed" if not report.failed else f"FAILED: {', '.join(report.failed)}"
+    print(
+        f"system-test: {report.passed} checks passed, {len(report.failed)} failed, {minutes} min {seconds:02d} s: "
+        f"{verdict}",
+        flush=True,
+    )
+    if report.failed or args.keep:
+        print(f"system-test: the run's folder is kept: {folder} (consoles, disk, log)")
+    else:
+        shutil.rmtree(folder, ignore_errors=True)
+    return 1 if report.failed else 0
+
+
+def run_checks(test: SystemTest) -> None:
+    """Five boots of one disk, as one evening and what follows it; a step that breaks is one failed line."""
+
+    def step(action: Callable[..., Any], *args: Any) -> Any:
+        try:
+            return action(*args)
+        except (GuestError, OSError, http.client.HTTPException, ValueError) as error:
+            test.report.fail(action.__name__.replace("_", " "), f"{type(error).__name__}: {error}")
+            return None
+
+    _run_checks(test, step)
+
+
+def _run_checks(test: SystemTest, step: Callable[..., Any]) -> None:
+    test.boot("a fresh Raspberry Pi OS stand-in")
+    if not test.install():
+        return
+    test.guest.cut()  # unplugged as soon as the install said it was done
+    test.boot("unplugged right after the install")
+    step(test.services)
+    step(test.power_on)
+    step(test.auction)
+    step(test.phone_edition)
+    played = step(test.cut_in_game)
+    test.boot("after the power cut")
+    step(test.resumed, played, "resume")
+    step(test.cut_during_save)
+    test.boot("after the cut during a save")
+    step(test.resumed, None, "readable game")
+    step(test.watchdog)
+    step(test.bad_config)
+    step(test.broken_state)
+    step(test.shutdown)
+    if test.guest.process is not None and test.guest.process.poll() is None:
+        test.guest.cut()
+    test.boot("after the shutdown")
+    step(test.after_shutdown)
+    step(test.uninstall)
+    test.guest.ssh("sudo systemctl poweroff", check=False, timeout=30)
+    test.guest.wait_exit(120)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
