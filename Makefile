@@ -36,7 +36,7 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/monopoly-city run$(if $(ON_PI), --state-dir $(VENV)/state)
 
-SOURCES := unit tests benchmarks docs hardware
+SOURCES := unit tests benchmarks docs hardware systemtest
 QUICK_TESTS := not slow and not browser and not install
 
 # Everything: the linters, mypy, the whole suite.
