@@ -323,11 +323,19 @@ def run_one(kind: str, how: str, path: Path, command: list[str], cwd: Path, atta
         verdict = "unescaped" if raw else "accepted"
     elif result.returncode != 2:
         verdict = "traceback"
-    elif one_line and named in stderr and not out and not FAKED.search(stderr):
+    elif one_line and named_in(named, stderr) and not out and not FAKED.search(stderr):
         verdict = "clear"
     else:
         verdict = "unclear"
     return Outcome(kind, how, str(path), command, verdict, stderr[-2000:])
+
+
+def named_in(named: str, stderr: str) -> bool:
+    """Whether the line names the value at fault, as the usage names it in the table's language (``SQUARE`` is
+    « CASE » in French)."""
+    from unit.calculator.commands import place
+
+    return any(place(named, language) in stderr for language in ("fr", "en"))
 
 
 BIG = "1" + "0" * 5000  # past int()'s 4,300 digits
