@@ -23,6 +23,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
+from unit import i18n  # noqa: E402
 from unit.calculator import bank, money  # noqa: E402
 from unit.calculator import position as positions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
@@ -438,7 +439,7 @@ def test_the_paired_phone_is_offered_the_box_s_sale_and_records_it_in_one_tap(tm
             assert answer.status_code == 303
             game = game_of(data / "soiree.game.yaml")
             assert (
-                bank.describe(game, game.history[-1], "fr")
+                bank.describe(game, game.history[-1]).say(i18n.words("fr"))
                 == "Bruno → banque · M 2,4M · achat de Port Sud aux enchères"
             )
             assert game.players[1].cash == 20_000_000 - 2_400_000

@@ -46,38 +46,49 @@ class ByLanguage(Text):
         return str(self.values["fr" if getattr(words, "language", i18n.REFERENCE) == "fr" else "other"])
 
 
-class Joined(Text):
+class Phrase(Text):
+    """Words said one after the other (« Bruno → Alice · M 600k · loyer de Docks »): each part a :class:`Text` said in
+    the reader's language, or a literal (a name, an arrow, a number) as it is."""
+
+    __slots__ = ()
+
+    def __init__(self, *parts: object, key: str = "calculator.phrase", **values: object):
+        super().__init__(key, parts=parts, **values)
+
+    def between(self, words: Say) -> str:
+        """What goes between two parts: nothing."""
+        return ""
+
+    def say(self, words: Say) -> str:
+        parts = self.values["parts"]
+        assert isinstance(parts, tuple)
+        return self.between(words).join(part.say(words) if isinstance(part, Text) else str(part) for part in parts)
+
+
+class Joined(Phrase):
     """Several words said as one list (``Front de Mer (M 480k), Docks (M 600k)``): each part in the reader's
     language, joined by ``separator`` (a catalog key, when the languages punctuate differently) or by a comma."""
 
     __slots__ = ()
 
     def __init__(self, parts: Iterable[Text | str], separator: str | None = None):
-        super().__init__("calculator.joined", parts=tuple(parts), separator=separator)
+        super().__init__(*parts, key="calculator.joined", separator=separator)
 
-    def say(self, words: Say) -> str:
+    def between(self, words: Say) -> str:
         separator = self.values["separator"]
-        between = ", " if separator is None else words(str(separator))
-        parts = self.values["parts"]
-        assert isinstance(parts, tuple)
-        return between.join(part.say(words) if isinstance(part, Text) else str(part) for part in parts)
+        return ", " if separator is None else words(str(separator))
 
 
 class ActionRefused(UserError):
     """An action the bank refuses (:mod:`unit.calculator.bank`): ``message`` is the rule's sentence, a
-    :class:`Text` said in the reader's language where the refusal is shown; ``key`` names it
-    (``bank.short``, ``calculator.check.max_blocks``)."""
-
-    #: The language of ``str(refusal)`` (:func:`unit.calculator.bank.apply`'s caller's); :meth:`say` takes any.
-    language = i18n.REFERENCE
+    :class:`Text` said in the reader's language where the refusal is shown (:meth:`say`); ``key`` names it
+    (``bank.short``, ``calculator.check.max_blocks``). Like every :class:`UserError`, ``str()`` is English: the
+    bank never learns who reads."""
 
     def __init__(self, message: Text):
         super().__init__("", message)
         self.key = message.key
         self.text = message
-
-    def __str__(self) -> str:
-        return self.say(i18n.words(self.language))
 
 
 def refused(key: str, /, **values: object) -> ActionRefused:
