@@ -12,10 +12,10 @@ import pytest
 from helpers import cli_json
 
 from unit import i18n
-from unit.calculator import bank, position
+from unit.calculator import bank, position, rules
 from unit.calculator.bank import ActionRefused
 from unit.cli import main
-from unit.errors import Text
+from unit.errors import Text, UserError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs/examples"
 
@@ -293,6 +293,21 @@ def test_undo_of_n_entries_last_first():
     assert refused(back, bank.Pay(None, None, 5)).key == "bank.bank_to_bank"
     with pytest.raises(ActionRefused):
         bank.undo(back, 2)
+
+
+def test_the_rules_say_which_dice_they_refuse():
+    # « les loyers de Monopoly City ne dépendent pas des dés »; classic: only a utility's rent is by the throw.
+    city_rules, game = rules.of(city()), city()
+    assert city_rules.dice_refusal(game, "Docks", None) is None
+    assert city_rules.dice_refusal(game, "Docks", 7) == Text("calculator.args.city_no_dice")
+    classic_rules, game = rules.of(classic()), classic()
+    assert classic_rules.dice_refusal(game, "paix", 7) == Text("calculator.args.dice_not_utility", s="Rue de la Paix")
+    assert classic_rules.dice_refusal(game, "eaux", 13) == Text("calculator.args.dice_range", n=13)
+    for typed, dice in (("eaux", 7), ("eaux", None), ("paix", None), ("Taxe de luxe", 7), ("nulle part", 7)):
+        assert classic_rules.dice_refusal(game, typed, dice) is None, typed  # a name not found: its look-up says so
+    with pytest.raises(UserError) as caught:
+        bank.apply(game, bank.PayRent("léa", "paix", dice=7))
+    assert caught.value.message == classic_rules.dice_refusal(game, "paix", 7)
 
 
 def test_an_unknown_player_lists_the_players():

@@ -331,8 +331,22 @@ class Rules(ABC):
         """The canonical name of the square (or district) ``typed``; :class:`UserError` naming ``where`` if none."""
 
     def rent_of(self, game: Game, typed: str, dice: int | None) -> RentReport:
-        """``rent GAME SQUARE``: :meth:`rent` of the square ``typed``."""
+        """``rent GAME SQUARE``: :meth:`rent` of the square ``typed`` (dice it has no use for refused first)."""
+        self.refuse_dice(game, typed, dice)
         return self.rent(game, self.find(game, typed, "SQUARE"), dice)
+
+    @abstractmethod
+    def dice_refusal(self, game: Game, typed: str, dice: int | None) -> Text | None:
+        """Why ``dice`` cannot be given for the rent of the square ``typed`` (City has no dice rent; classic: a
+        street's, or 13), or None: none given, the rent is by the throw, or ``typed`` names no single square (the
+        look-up says so). The rent refuses with it (:meth:`refuse_dice`); the rent page asks it to show its dice
+        buttons with the sentence."""
+
+    def refuse_dice(self, game: Game, typed: str, dice: int | None) -> None:
+        """:class:`ArgumentError` naming ``dice`` with :meth:`dice_refusal`'s sentence, when there is one."""
+        refusal = self.dice_refusal(game, typed, dice)
+        if refusal is not None:
+            raise ArgumentError("dice", refusal)
 
     def offers(self, command: str) -> None:
         """:class:`UserError` with the rule's sentence if this kind of game has no ``command`` (``tax``, ``sell``)."""
