@@ -12,10 +12,10 @@ import pytest
 from helpers import cli_json
 
 from unit import i18n
-from unit.calculator import bank, position
+from unit.calculator import bank, position, rules
 from unit.calculator.bank import ActionRefused
 from unit.cli import main
-from unit.errors import Text
+from unit.errors import Text, UserError
 
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs/examples"
 
@@ -36,10 +36,15 @@ def holding(game: position.Game, name: str):
     return game.held(name)[1]
 
 
-def refused(game: position.Game, action: bank.Action, language: str = "fr") -> ActionRefused:
+def refused(game: position.Game, action: bank.Action) -> ActionRefused:
     with pytest.raises(ActionRefused) as caught:
-        bank.apply(game, action, language)
+        bank.apply(game, action)
     return caught.value
+
+
+def said(words: ActionRefused | Text, language: str = "fr") -> str:
+    """A refusal or a history line as the reader of ``language`` reads it (the command line, the page)."""
+    return words.say(i18n.words(language))
 
 
 # --- Monopoly City ----------------------------------------------------------------------------------
@@ -53,8 +58,8 @@ def test_rent_paid_to_the_owner_is_the_calculators_rent():
     assert entry.payment == bank.Payment("Bruno", "Alice", 600_000)
     assert cash(after)["Bruno"] == cash(game)["Bruno"] - 600_000
     assert cash(after)["Alice"] == cash(game)["Alice"] + 600_000
-    assert bank.describe(after, entry, "fr") == "Bruno → Alice · M 600k · loyer de Docks"
-    assert bank.describe(after, entry, "en") == "Bruno → Alice · M 600k · rent of Docks"
+    assert said(bank.describe(after, entry)) == "Bruno → Alice · M 600k · loyer de Docks"
+    assert said(bank.describe(after, entry), "en") == "Bruno → Alice · M 600k · rent of Docks"
 
 
 def test_rent_exemption_card_is_honoured_and_goes_back_to_free_parking():
@@ -73,7 +78,7 @@ def test_rent_exemption_card_is_honoured_and_goes_back_to_free_parking():
     after, entry = bank.apply(game, bank.PayRent("chloé", "docks", exemption=True))
     assert cash(after) == cash(game)
     assert not next(p for p in after.players if p.name == "Chloé").exemption_card
-    assert "carte exonération" in bank.describe(after, entry, "fr")
+    assert "carte exonération" in said(bank.describe(after, entry))
     assert refused(after, bank.PayRent("chloé", "docks", exemption=True)).key == "bank.no_exemption_card"
 
 
@@ -81,7 +86,7 @@ def test_no_rent_on_a_mortgaged_district():
     # « Vous ne pouvez percevoir aucun loyer pour un quartier hypothéqué. »
     error = refused(city(), bank.PayRent("bruno", "tanneries"))
     assert error.key == "bank.rent_mortgaged"
-    assert "Vous ne pouvez percevoir aucun loyer pour un quartier hypothéqué." in str(error)
+    assert "Vous ne pouvez percevoir aucun loyer pour un quartier hypothéqué." in said(error)
 
 
 def test_short_of_cash_says_what_the_player_can_mortgage():
@@ -90,9 +95,9 @@ def test_short_of_cash_says_what_the_player_can_mortgage():
     game = city()
     error = refused(game, bank.Pay("Chloé", "Alice", 100_000_000))
     assert error.key == "bank.short"
-    assert "Chloé n'a que M 21,3M pour payer M 100M (il manque M 78,7M)" in str(error)
-    assert "hypothéquer Front de Mer (M 480k)" in str(error)
-    assert "vous pouvez hypothéquer un ou plusieurs de vos quartiers" in str(error)
+    assert "Chloé n'a que M 21,3M pour payer M 100M (il manque M 78,7M)" in said(error)
+    assert "hypothéquer Front de Mer (M 480k)" in said(error)
+    assert "vous pouvez hypothéquer un ou plusieurs de vos quartiers" in said(error)
 
 
 def test_salary_with_the_stadium_income():
@@ -100,7 +105,7 @@ def test_salary_with_the_stadium_income():
     # salaire) ! » Bruno has one stadium; the example board's salary is M 2M.
     after, entry = bank.apply(city(), bank.Salary("bruno"))
     assert entry.payment == bank.Payment(None, "Bruno", 3_000_000)
-    assert bank.describe(after, entry, "fr") == "banque → Bruno · M 3M · salaire de la case DÉPART"
+    assert said(bank.describe(after, entry)) == "banque → Bruno · M 3M · salaire de la case DÉPART"
 
 
 def test_industry_tax_only_with_an_industrial_building():
@@ -109,7 +114,7 @@ def test_industry_tax_only_with_an_industrial_building():
     after, entry = bank.apply(city(), bank.PayTax("alice"))
     assert entry.payment == bank.Payment("Alice", None, 1_000_000)
     error = refused(city(), bank.PayTax("chloé"))
-    assert "Si vous n'en possédez pas, vous n'avez rien à payer." in str(error)
+    assert "Si vous n'en possédez pas, vous n'avez rien à payer." in said(error)
 
 
 def test_buy_at_the_printed_price_or_the_auction_price():
@@ -134,7 +139,7 @@ def test_build_blocks_at_the_cards_costs_and_the_8_blocks():
     after, entry = bank.apply(game, bank.Build("docks", residential=1, industrial=1))
     assert entry.payment == bank.Payment("Alice", None, 250_000 + 500_000)
     assert (holding(after, "Docks").residential, holding(after, "Docks").industrial) == (4, 3)
-    assert bank.describe_changes(entry, "fr") == ["Docks : résidentiels 3 → 4, industriels 2 → 3"]
+    assert [said(line) for line in bank.describe_changes(entry)] == ["Docks : résidentiels 3 → 4, industriels 2 → 3"]
     error = refused(after, bank.Build("docks", industrial=2))
     assert error.key == "calculator.check.max_blocks"
 
@@ -290,6 +295,21 @@ def test_undo_of_n_entries_last_first():
         bank.undo(back, 2)
 
 
+def test_the_rules_say_which_dice_they_refuse():
+    # « les loyers de Monopoly City ne dépendent pas des dés »; classic: only a utility's rent is by the throw.
+    city_rules, game = rules.of(city()), city()
+    assert city_rules.dice_refusal(game, "Docks", None) is None
+    assert city_rules.dice_refusal(game, "Docks", 7) == Text("calculator.args.city_no_dice")
+    classic_rules, game = rules.of(classic()), classic()
+    assert classic_rules.dice_refusal(game, "paix", 7) == Text("calculator.args.dice_not_utility", s="Rue de la Paix")
+    assert classic_rules.dice_refusal(game, "eaux", 13) == Text("calculator.args.dice_range", n=13)
+    for typed, dice in (("eaux", 7), ("eaux", None), ("paix", None), ("Taxe de luxe", 7), ("nulle part", 7)):
+        assert classic_rules.dice_refusal(game, typed, dice) is None, typed  # a name not found: its look-up says so
+    with pytest.raises(UserError) as caught:
+        bank.apply(game, bank.PayRent("léa", "paix", dice=7))
+    assert caught.value.message == classic_rules.dice_refusal(game, "paix", 7)
+
+
 def test_an_unknown_player_lists_the_players():
     with pytest.raises(Exception) as caught:
         bank.apply(city(), bank.Salary("zoé"))
@@ -345,12 +365,12 @@ def test_cli_existing_commands_unchanged_without_pay(files, capsys):
 
 def test_a_refusal_is_the_rules_sentence_said_where_it_is_shown():
     # The bank computes no words: a refusal carries a Text, said in the reader's language by whoever shows it
-    # (the command line, the page); str() speaks the language the caller gave apply().
+    # (the command line, the page); str(), as for every UserError, is English.
     error = refused(city(), bank.PayRent("bruno", "tanneries"))
     assert isinstance(error.message, Text) and error.message.key == "bank.rent_mortgaged"
     assert error.say(i18n.words("en")).startswith("Les Tanneries is mortgaged: no rent")
-    assert str(error).startswith("Les Tanneries est hypothéqué : pas de loyer")
-    assert str(refused(city(), bank.PayRent("bruno", "tanneries"), "en")).startswith("Les Tanneries is mortgaged")
+    assert said(error).startswith("Les Tanneries est hypothéqué : pas de loyer")
+    assert str(error).startswith("Les Tanneries is mortgaged")
     short = refused(city(), bank.Pay("Chloé", "Alice", 100_000_000))
     assert "Chloé has only M 21.3M to pay M 100M (M 78.7M short): mortgage Front de Mer (M 480k)" in short.say(
         i18n.words("en")

@@ -108,7 +108,7 @@ def test_money_is_conserved_and_undo_gives_the_file_back(kind: str, data: st.Dat
     for _ in range(data.draw(st.integers(1, 14))):
         act = data.draw(action(game))
         try:
-            after, entry = bank.apply(game, act, "fr")
+            after, entry = bank.apply(game, act)
         except UserError:  # Refused, an unknown name, a rent needing the dice...
             event(f"refused {type(act).__name__}")
             assert position.dumps(game, edition) == text  # nothing changed
@@ -132,6 +132,6 @@ def test_money_is_conserved_and_undo_gives_the_file_back(kind: str, data: st.Dat
         gone = [name for name in cash0 if name not in {p.name for p in game.players}]
         assert all(cash0[name] + moved[name] == 0 for name in gone)  # who left, left with nothing
         assert sum(p.cash for p in game.players) == total0 + bank_flow(game.history)
-    back, _ = bank.undo(game, len(game.history), "fr") if game.history else (game, ())
+    back, _ = bank.undo(game, len(game.history)) if game.history else (game, ())
     assert position.dumps(back, edition) == first
     assert position.dumps_after(text, game, back, edition) == first  # the undo as the bank writes it

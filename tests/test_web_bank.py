@@ -23,6 +23,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
+from unit import i18n  # noqa: E402
 from unit.calculator import bank, money  # noqa: E402
 from unit.calculator import position as positions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
@@ -361,6 +362,33 @@ def test_a_classic_evening_houses_a_hotel_sold_back_and_a_tax_square(app, data, 
     assert fortunes_shown(phone.look("/fortunes")) == cli_fortunes(capsys, path)
 
 
+def test_dice_the_rules_refuse_are_said_on_the_rent_page_and_refused_by_the_bank(app, data):
+    # The rent page asks the rules which dice they refuse (Rules.dice_refusal) and shows the dice buttons with the
+    # rule's sentence; the bank's rent tap with the same dice is refused with the same sentence.
+    phone = Banker(app, "classique")
+    phone.create("classic-fr", "Bob, Léa")
+    phone.tap(action="buy", player="0", square="Rue de la Paix")
+    phone.tap(action="buy", player="0", square="Compagnie de distribution des eaux")
+    cases = [
+        ("Rue de la Paix", "7", "seul le loyer d'un service public dépend des dés, pas celui de Rue de la Paix"),
+        ("Compagnie de distribution des eaux", "13", "attendu le total de deux dés (2 à 12), reçu 13"),
+    ]
+    for square, dice, sentence in cases:
+        page = phone.look(f"/rent?square={square}&dice={dice}")
+        assert error_of(page) == sentence and 'id="dice"' in page.text and 'id="rent-total"' not in page.text
+        phone.look()  # the rent page offers no tap for dice refused: the version is the game page's
+        tap = phone.post(action="rent", back="rent", square=square, payer="1", dice=dice)
+        assert tap.status_code == 400 and error_of(tap) == sentence
+    tax = phone.look("/rent?square=Taxe de luxe&dice=7")  # a tax square's rent is its tax, whatever the throw
+    assert error_of(tax) == "" and 'id="rent-total"' in tax.text and 'id="dice"' not in tax.text
+    thrown = phone.look("/rent?square=Compagnie de distribution des eaux&dice=7")
+    assert error_of(thrown) == "" and 'id="rent-total"' in thrown.text and 'id="dice"' in thrown.text
+    city = Banker(app)
+    city.create("trois.edition.yaml", "Alice, Bruno")
+    page = city.look("/rent?square=Les Halles&dice=7")
+    assert error_of(page) == "les loyers de Monopoly City ne dépendent pas des dés" and 'id="dice"' in page.text
+
+
 # --- the box's auction ---------------------------------------------------------------------------------
 
 
@@ -438,7 +466,7 @@ def test_the_paired_phone_is_offered_the_box_s_sale_and_records_it_in_one_tap(tm
             assert answer.status_code == 303
             game = game_of(data / "soiree.game.yaml")
             assert (
-                bank.describe(game, game.history[-1], "fr")
+                bank.describe(game, game.history[-1]).say(i18n.words("fr"))
                 == "Bruno → banque · M 2,4M · achat de Port Sud aux enchères"
             )
             assert game.players[1].cash == 20_000_000 - 2_400_000

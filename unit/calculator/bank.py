@@ -7,7 +7,8 @@ that goes with it. :func:`apply` returns the new game with that entry at the end
 :func:`undo` takes the last entries back and restores cash and position exactly. An action the rules
 refuse raises :class:`ActionRefused`, carrying the rule's sentence as a :class:`unit.errors.Text` (its ``key``
 names it), said in the reader's language where it is shown; when the cash is short the sentence says what
-the player can do (mortgage, sell back, the rent-exemption card).
+the player can do (mortgage, sell back, the rent-exemption card). The history's lines (:func:`describe`,
+:func:`describe_changes`) are words too, said by the command line and the pages.
 
 Pure: no file, no clock, no language. The pages and ``monopoly-city pay/buy/build/...`` both call
 :func:`apply` on the game file's contents and write the result with :func:`unit.calculator.position.dumps`,
@@ -22,11 +23,10 @@ from collections.abc import Iterable
 from dataclasses import dataclass, fields, replace
 from typing import Any
 
-from unit import i18n
 from unit.calculator import rules
 from unit.calculator.history import Change, Entry, Payment
-from unit.calculator.position import Game, Holding, Player, building_name
-from unit.calculator.rulebook import ActionRefused, Joined, Rules, refused
+from unit.calculator.position import Game, Holding, Player
+from unit.calculator.rulebook import ActionRefused, Joined, Phrase, Rules, refused
 from unit.errors import Text
 from unit.fields import name_key
 
@@ -34,11 +34,6 @@ __all__ = ["ActionRefused"]  # raised here, defined beside the rules that raise 
 
 #: What the command line and the pages may type for the bank, in any language.
 BANK_NAMES = ("banque", "bank", "la banque", "the bank")
-
-
-def say(language: str, key: str, /, **values: object) -> str:
-    """The bank's sentence ``key`` (under ``bank.`` in unit/locales/) in ``language``."""
-    return i18n.words(language)(f"bank.{key}", **values)
 
 
 # --- the actions ------------------------------------------------------------------------------------
@@ -171,48 +166,30 @@ Action = (
 # --- applying and undoing ---------------------------------------------------------------------------
 
 
-def apply(game: Game, action: Action, language: str = "fr") -> tuple[Game, Entry]:
-    """The game after ``action``, and the history entry it added; :class:`ActionRefused` when the rules say no.
-
-    ``language`` only words ``str()`` of a refusal (its :meth:`~unit.errors.UserError.say` takes any language)."""
-    with _speaking(language):
-        entry, variant = _entry(game, action)
-        after = commit(game, entry)
-        if not isinstance(action, Out):  # a bankruptcy is not a choice: it happens whatever the position
-            kind = rules.of(game)
-            new = kind.new_problems(game, after, variant if variant in kind.variants else None)
-            if new:
-                raise ActionRefused(new[0].message)
+def apply(game: Game, action: Action) -> tuple[Game, Entry]:
+    """The game after ``action``, and the history entry it added; :class:`ActionRefused` when the rules say no."""
+    entry, variant = _entry(game, action)
+    after = commit(game, entry)
+    if not isinstance(action, Out):  # a bankruptcy is not a choice: it happens whatever the position
+        kind = rules.of(game)
+        new = kind.new_problems(game, after, variant if variant in kind.variants else None)
+        if new:
+            raise ActionRefused(new[0].message)
     return after, entry
 
 
-def undo(game: Game, count: int = 1, language: str = "fr") -> tuple[Game, tuple[Entry, ...]]:
+def undo(game: Game, count: int = 1) -> tuple[Game, tuple[Entry, ...]]:
     """The game with its last ``count`` entries taken back (last first), and those entries."""
-    with _speaking(language):
-        if count < 1:
-            raise refused("undo_count", n=count)
-        if count > len(game.history):
-            raise refused("undo_too_many", n=count, h=len(game.history))
-        undone = []
-        for _ in range(count):
-            entry = game.history[-1]
-            game = revert(game, entry)
-            undone.append(entry)
+    if count < 1:
+        raise refused("undo_count", n=count)
+    if count > len(game.history):
+        raise refused("undo_too_many", n=count, h=len(game.history))
+    undone = []
+    for _ in range(count):
+        entry = game.history[-1]
+        game = revert(game, entry)
+        undone.append(entry)
     return game, tuple(undone)
-
-
-class _speaking:
-    """Within :func:`apply` and :func:`undo`: a refusal's ``str()`` in the caller's language."""
-
-    def __init__(self, language: str):
-        self.language = language
-
-    def __enter__(self) -> None:
-        return None
-
-    def __exit__(self, kind: object, error: BaseException | None, trace: object) -> None:
-        if isinstance(error, ActionRefused):
-            error.language = self.language
 
 
 def commit(game: Game, entry: Entry) -> Game:
@@ -629,12 +606,9 @@ def _afford(game: Game, player: Player, amount: int, rent: bool = False) -> None
 # --- in words ---------------------------------------------------------------------------------------
 
 
-def describe(game: Game, entry: Entry, language: str) -> str:
+def describe(game: Game, entry: Entry) -> Text:
     """One line for the table: « Bruno → Alice · M 600k · loyer de Docks »."""
-
-    def fmt(amount: int) -> str:
-        return rules.of(game).write(amount, i18n.words(language))
-
+    kind = rules.of(game)
     key = entry.what
     if key == "rent" and any(c.field == "exemption_card" for c in entry.changes):
         key = "rent_exempt"
@@ -642,56 +616,52 @@ def describe(game: Game, entry: Entry, language: str) -> str:
         key = "tax_square"
     elif key == "trade" and not entry.square:
         key = "trade_money"
-    what = say(language, f"what.{key}", s=entry.square or "", p=entry.payment.payer or "")
+    what: Text | str = Text(f"bank.what.{key}", s=entry.square or "", p=entry.payment.payer or "")
     if entry.note:
-        what = entry.note if entry.what == "pay" else f"{what} ({entry.note})"
-    line = f"{_party_name(entry.payment.payer, language)} → {_party_name(entry.payment.payee, language)}"
-    line += f" · {fmt(entry.payment.amount)} · {what}"
+        what = entry.note if entry.what == "pay" else Phrase(what, f" ({entry.note})")
+    payment = entry.payment
+    parts = [_party_name(payment.payer), " → ", _party_name(payment.payee), " · ", kind.amount(payment.amount)]
+    parts += [" · ", what]
     for p in entry.also:
-        line += f" · {_party_name(p.payer, language)} → {_party_name(p.payee, language)} {fmt(p.amount)}"
-    return line
+        parts += [" · ", _party_name(p.payer), " → ", _party_name(p.payee), " ", kind.amount(p.amount)]
+    return Phrase(*parts)
 
 
-def describe_changes(entry: Entry, language: str) -> list[str]:
+def describe_changes(entry: Entry) -> list[Text]:
     """The position changes of ``entry``, one line each: « Docks : résidentiels 3 → 4 »."""
-    lines = []
+    lines: list[Text] = []
     for c in entry.changes:
         if c.left is not None:
-            lines.append(say(language, "change.left", p=c.player))
+            lines.append(Text("bank.change.left", p=c.player))
         elif c.field is not None:
-            lines.append(
-                say(
-                    language, f"change.{c.field}", p=c.player, b=_value(c.before, language), a=_value(c.after, language)
-                )
-            )
+            lines.append(Text(f"bank.change.{c.field}", p=c.player, b=_value(c.before), a=_value(c.after)))
         elif c.before is None:
-            lines.append(say(language, "change.gained", p=c.player, s=c.square))
+            lines.append(Text("bank.change.gained", p=c.player, s=c.square))
         elif c.after is None:
-            lines.append(say(language, "change.lost", p=c.player, s=c.square))
+            lines.append(Text("bank.change.lost", p=c.player, s=c.square))
         else:
             keys = [k for k in {**c.before, **c.after} if c.before.get(k) != c.after.get(k)]
             parts = [
-                f"{say(language, f'key.{k}')} {_value(c.before.get(k), language, k)} → "
-                f"{_value(c.after.get(k), language, k)}"
+                Phrase(Text(f"bank.key.{k}"), " ", _value(c.before.get(k), k), " → ", _value(c.after.get(k), k))
                 for k in dict.fromkeys(keys)
             ]
-            lines.append(say(language, "change.fields", s=c.square, f=", ".join(parts)))
+            lines.append(Text("bank.change.fields", s=c.square, f=Joined(parts)))
     return lines
 
 
-def _value(value: object, language: str, key: str = "") -> str:
+def _value(value: object, key: str = "") -> Text | str:
     """A field's value in a change line: yes or no, a count, or a hazard's or bonus's one name (« décharge »)."""
     if key in ("hazard", "bonus"):
-        return say(language, "value.no_building") if value is None else building_name(str(value), language)
+        return Text("bank.value.no_building") if value is None else Text(f"calculator.names.buildings.{value}")
     if value is None or value is False:
-        return say(language, "value.none")
+        return Text("bank.value.none")
     if value is True:
-        return say(language, "value.yes")
+        return Text("bank.value.yes")
     return str(value)
 
 
-def _party_name(name: str | None, language: str) -> str:
-    return say(language, "the_bank") if name is None else name
+def _party_name(name: str | None) -> Text | str:
+    return Text("bank.the_bank") if name is None else name
 
 
 def entry_json(entry: Entry) -> dict[str, Any]:

@@ -3,7 +3,8 @@
 
 Each reads the game file, asks :mod:`unit.calculator.bank` for the action, and writes the file back
 (atomically, and only if nobody wrote it meanwhile: the phone's page may keep the same game). The text
-output is the history's line for the table; ``--json`` gives the entry and the players' cash.
+output is the history's line for the table, said here in the table's language (the bank returns words, not
+a language's text); ``--json`` gives the entry and the players' cash.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from unit.calculator import bank, money
 from unit.calculator import position as positions
 from unit.calculator.history import Entry
 from unit.calculator.names import Names
-from unit.errors import ArgumentError, UserError
+from unit.errors import ArgumentError, Text, UserError
 from unit.files import write_or_say
 from unit.yamlfile import printed_lines
 
@@ -36,41 +37,42 @@ class GameFile:
         self.game = positions.parse(data, path, self.path.parent, language)
         self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping with a text
 
-    def write(self, game: positions.Game, language: str) -> None:
+    def write(self, game: positions.Game) -> None:
         """Write ``game`` in place of the file read; refused if the file changed since or would be too large."""
         text = positions.dumps_after(self.raw.decode("utf-8"), self.game, game, self.edition_ref).encode("utf-8")
         if len(text) > yamlfile.MAX_BYTES:
-            raise UserError(str(self.path), bank.say(language, "too_large", n=len(text), m=yamlfile.MAX_BYTES))
+            raise UserError(str(self.path), Text("bank.too_large", n=len(text), m=yamlfile.MAX_BYTES))
         if yamlfile.read_bounded(self.path, what="game file") != self.raw:
-            raise UserError(str(self.path), bank.say(language, "changed_meanwhile"))
+            raise UserError(str(self.path), Text("bank.changed_meanwhile"))
         write_or_say(self.path, text)  # a full or read-only disk: one line
 
 
 def record(args: argparse.Namespace, language: str, action: bank.Action) -> int:
     """Apply ``action`` to the game file ``args.game``, write it, print the entry."""
     file = GameFile(args.game, language)
-    after, entry = bank.apply(file.game, action, language)
-    file.write(after, language)
+    after, entry = bank.apply(file.game, action)
+    file.write(after)
     show(args, after, entry, language)
     return 0
 
 
 def show(args: argparse.Namespace, game: positions.Game, entry: Entry, language: str) -> None:
+    w = i18n.words(language)
     names = [p.payer for p in entry.payments] + [p.payee for p in entry.payments]
     players = [p for p in game.players if p.name in names]
     if args.json:
         obj = {
             "entry": bank.entry_json(entry),
-            "text": bank.describe(game, entry, language),
+            "text": bank.describe(game, entry).say(w),
             "players": [{"name": p.name, "cash": p.cash} for p in game.players],
         }
         print(json.dumps(obj, ensure_ascii=False))
         return
-    lines = [bank.describe(game, entry, language)]
-    lines += [f"  • {line}" for line in bank.describe_changes(entry, language)]
+    lines = [bank.describe(game, entry).say(w)]
+    lines += [f"  • {line.say(w)}" for line in bank.describe_changes(entry)]
     if players:
         cash = " · ".join(f"{p.name} {money.text(game.kind, p.cash, language)}" for p in players)
-        lines.append(bank.say(language, "cash", c=cash))
+        lines.append(w("bank.cash", c=cash))
     print(printed_lines(lines))
 
 
@@ -92,16 +94,14 @@ def cmd_pay(args: argparse.Namespace, language: str) -> int:
     modes = [m for m in ("rent", "fine") if getattr(args, m)]
     if modes:
         if args.payee is not None or args.amount is not None:
-            raise ArgumentError(modes[0], i18n.words(language)("bank.cli.pay_mode"))
+            raise ArgumentError(modes[0], Text("bank.cli.pay_mode"))
         if args.rent is not None:
             return record(args, language, bank.PayRent(args.payer, args.rent, args.dice, args.exemption))
         return record(args, language, bank.JailFine(args.payer))
     if args.dice is not None or args.exemption:
-        raise ArgumentError(
-            "dice" if args.dice is not None else "exemption", i18n.words(language)("bank.cli.rent_only")
-        )
+        raise ArgumentError("dice" if args.dice is not None else "exemption", Text("bank.cli.rent_only"))
     if args.payee is None or args.amount is None:
-        raise UserError("pay", i18n.words(language)("bank.cli.pay_usage"))
+        raise UserError("pay", Text("bank.cli.pay_usage"))
     return record(args, language, bank.Pay(args.payer, args.payee, amount(args.amount, "AMOUNT", language), args.note))
 
 
@@ -142,8 +142,8 @@ def cmd_out(args: argparse.Namespace, language: str) -> int:
 
 def cmd_undo(args: argparse.Namespace, language: str) -> int:
     file = GameFile(args.game, language)
-    after, undone = bank.undo(file.game, args.count, language)
-    file.write(after, language)
+    after, undone = bank.undo(file.game, args.count)
+    file.write(after)
     if args.json:
         obj = {
             "undone": [bank.entry_json(e) for e in undone],
@@ -151,32 +151,28 @@ def cmd_undo(args: argparse.Namespace, language: str) -> int:
         }
         print(json.dumps(obj, ensure_ascii=False))
         return 0
-    total = len(file.game.history)
-    lines = [
-        bank.say(language, "undone", e=f"{total - i}. {bank.describe(file.game, e, language)}")
-        for i, e in enumerate(undone)
-    ]
+    total, w = len(file.game.history), i18n.words(language)
+    lines = [w("bank.undone", e=f"{total - i}. {bank.describe(file.game, e).say(w)}") for i, e in enumerate(undone)]
     print(printed_lines(lines))
     return 0
 
 
 def cmd_history(args: argparse.Namespace, language: str) -> int:
     file = GameFile(args.game, language)
-    game = file.game
+    game, w = file.game, i18n.words(language)
     if args.json:
         entries = [
-            {"n": i, **bank.entry_json(e), "text": bank.describe(game, e, language)}
-            for i, e in enumerate(game.history, 1)
+            {"n": i, **bank.entry_json(e), "text": bank.describe(game, e).say(w)} for i, e in enumerate(game.history, 1)
         ]
         print(json.dumps({"history": entries}, ensure_ascii=False))
         return 0
     if not game.history:
-        print(bank.say(language, "history_empty"))
+        print(w("bank.history_empty"))
         return 0
-    lines = [positions.titled(game, bank.say(language, "history_title", n=len(game.history)), i18n.words(language))]
+    lines = [positions.titled(game, w("bank.history_title", n=len(game.history)), w)]
     for i, entry in enumerate(game.history, 1):
-        lines.append(f"  {i}. {bank.describe(game, entry, language)}")
-        lines += [f"       {line}" for line in bank.describe_changes(entry, language)]
+        lines.append(f"  {i}. {bank.describe(game, entry).say(w)}")
+        lines += [f"       {line.say(w)}" for line in bank.describe_changes(entry)]
     print(printed_lines(lines))
     return 0
 
@@ -191,7 +187,7 @@ def paying(original: Handler, action: Callable[[argparse.Namespace, str], bank.A
         if getattr(args, "pay", False):
             return record(args, language, action(args, language))
         if getattr(args, "houses", None) is not None:
-            raise ArgumentError("houses", i18n.words(language)("bank.cli.only_with_pay"))
+            raise ArgumentError("houses", Text("bank.cli.only_with_pay"))
         return original(args, language)
 
     return handler

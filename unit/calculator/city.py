@@ -296,14 +296,11 @@ class MonopolyCity(Rules):
         assert isinstance(holding, CityHolding)
         return district_rent(game, player, holding).amount
 
-    def rent_of(self, game: Game, typed: str, dice: int | None) -> RentReport:
-        if dice is not None:  # said before the district is looked for
-            raise ArgumentError("dice", said("args.city_no_dice"))
-        return self.rent(game, self.find(game, typed, "SQUARE"), dice)
+    def dice_refusal(self, game: Game, typed: str, dice: int | None) -> Text | None:
+        return None if dice is None else said("args.city_no_dice")  # whatever the district: said before it is found
 
     def rent(self, game: Game, name: str, dice: int | None) -> RentReport:
-        if dice is not None:
-            raise ArgumentError("dice", said("args.city_no_dice"))
+        self.refuse_dice(game, name, dice)
         held = game.holding(name)
         if held is None:
             return RentReport(

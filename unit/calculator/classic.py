@@ -288,14 +288,11 @@ class ClassicMonopoly(Rules):
     def rent(self, game: Game, name: str, dice: int | None) -> RentReport:
         square = game.classic.squares[name]
         total = self.total
+        self.refuse_dice(game, name, dice)
         if isinstance(square, Tax):
             return RentReport(
                 name, None, square.amount, (said("rent.tax", a=square.amount),), total("rent.total", square.amount)
             )
-        if square.kind != "utility" and dice is not None:
-            raise ArgumentError("dice", said("args.dice_not_utility", s=square.name))
-        if dice is not None and not 2 <= dice <= 12:
-            raise ArgumentError("dice", said("args.dice_range", n=dice))
         held = game.holding(name)
         if held is None:
             return RentReport(name, None, 0, (said("rent.nobody_square"),), total("rent.total", 0))
@@ -303,6 +300,17 @@ class ClassicMonopoly(Rules):
         return RentReport(
             name, held[0].name, found.amount, found.explanation, total("rent.total", found.amount), found.needs_dice
         )
+
+    def dice_refusal(self, game: Game, typed: str, dice: int | None) -> Text | None:
+        found = [] if dice is None else game.classic.names.matches(typed)
+        if dice is None or len(found) != 1:  # no dice, or no single square: the look-up says which
+            return None
+        square = game.classic.squares[found[0]]
+        if isinstance(square, Tax):  # its tax, whatever the throw
+            return None
+        if square.kind != "utility":
+            return said("args.dice_not_utility", s=square.name)
+        return None if 2 <= dice <= 12 else said("args.dice_range", n=dice)
 
     def what_if(self, edition: Edition, typed: str, situation: Situation) -> RentReport:
         assert isinstance(edition, ClassicEdition)

@@ -46,38 +46,49 @@ class ByLanguage(Text):
         return str(self.values["fr" if getattr(words, "language", i18n.REFERENCE) == "fr" else "other"])
 
 
-class Joined(Text):
+class Phrase(Text):
+    """Words said one after the other (« Bruno → Alice · M 600k · loyer de Docks »): each part a :class:`Text` said in
+    the reader's language, or a literal (a name, an arrow, a number) as it is."""
+
+    __slots__ = ()
+
+    def __init__(self, *parts: object, key: str = "calculator.phrase", **values: object):
+        super().__init__(key, parts=parts, **values)
+
+    def between(self, words: Say) -> str:
+        """What goes between two parts: nothing."""
+        return ""
+
+    def say(self, words: Say) -> str:
+        parts = self.values["parts"]
+        assert isinstance(parts, tuple)
+        return self.between(words).join(part.say(words) if isinstance(part, Text) else str(part) for part in parts)
+
+
+class Joined(Phrase):
     """Several words said as one list (``Front de Mer (M 480k), Docks (M 600k)``): each part in the reader's
     language, joined by ``separator`` (a catalog key, when the languages punctuate differently) or by a comma."""
 
     __slots__ = ()
 
     def __init__(self, parts: Iterable[Text | str], separator: str | None = None):
-        super().__init__("calculator.joined", parts=tuple(parts), separator=separator)
+        super().__init__(*parts, key="calculator.joined", separator=separator)
 
-    def say(self, words: Say) -> str:
+    def between(self, words: Say) -> str:
         separator = self.values["separator"]
-        between = ", " if separator is None else words(str(separator))
-        parts = self.values["parts"]
-        assert isinstance(parts, tuple)
-        return between.join(part.say(words) if isinstance(part, Text) else str(part) for part in parts)
+        return ", " if separator is None else words(str(separator))
 
 
 class ActionRefused(UserError):
     """An action the bank refuses (:mod:`unit.calculator.bank`): ``message`` is the rule's sentence, a
-    :class:`Text` said in the reader's language where the refusal is shown; ``key`` names it
-    (``bank.short``, ``calculator.check.max_blocks``)."""
-
-    #: The language of ``str(refusal)`` (:func:`unit.calculator.bank.apply`'s caller's); :meth:`say` takes any.
-    language = i18n.REFERENCE
+    :class:`Text` said in the reader's language where the refusal is shown (:meth:`say`); ``key`` names it
+    (``bank.short``, ``calculator.check.max_blocks``). Like every :class:`UserError`, ``str()`` is English: the
+    bank never learns who reads."""
 
     def __init__(self, message: Text):
         super().__init__("", message)
         self.key = message.key
         self.text = message
-
-    def __str__(self) -> str:
-        return self.say(i18n.words(self.language))
 
 
 def refused(key: str, /, **values: object) -> ActionRefused:
@@ -320,8 +331,22 @@ class Rules(ABC):
         """The canonical name of the square (or district) ``typed``; :class:`UserError` naming ``where`` if none."""
 
     def rent_of(self, game: Game, typed: str, dice: int | None) -> RentReport:
-        """``rent GAME SQUARE``: :meth:`rent` of the square ``typed``."""
+        """``rent GAME SQUARE``: :meth:`rent` of the square ``typed`` (dice it has no use for refused first)."""
+        self.refuse_dice(game, typed, dice)
         return self.rent(game, self.find(game, typed, "SQUARE"), dice)
+
+    @abstractmethod
+    def dice_refusal(self, game: Game, typed: str, dice: int | None) -> Text | None:
+        """Why ``dice`` cannot be given for the rent of the square ``typed`` (City has no dice rent; classic: a
+        street's, or 13), or None: none given, the rent is by the throw, or ``typed`` names no single square (the
+        look-up says so). The rent refuses with it (:meth:`refuse_dice`); the rent page asks it to show its dice
+        buttons with the sentence."""
+
+    def refuse_dice(self, game: Game, typed: str, dice: int | None) -> None:
+        """:class:`ArgumentError` naming ``dice`` with :meth:`dice_refusal`'s sentence, when there is one."""
+        refusal = self.dice_refusal(game, typed, dice)
+        if refusal is not None:
+            raise ArgumentError("dice", refusal)
 
     def offers(self, command: str) -> None:
         """:class:`UserError` with the rule's sentence if this kind of game has no ``command`` (``tax``, ``sell``)."""

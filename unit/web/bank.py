@@ -28,7 +28,7 @@ from starlette.responses import Response
 from unit import i18n
 from unit.calculator import bank, money
 from unit.calculator import position as positions
-from unit.errors import UserError, said
+from unit.errors import Text, UserError, said
 from unit.web import bank_page, game
 from unit.web.common import Form, language_of, page, see_other, web_of, words_of
 from unit.web.store import Changed
@@ -158,7 +158,7 @@ def act(request: Request, form: Form) -> Response:
         if what in ASK_FIRST and form.get("confirm") != "1" and not (what == "undo" and count == 1):
             return ask_first(request, loaded, form)
         if what == "undo":
-            after, undone = bank.undo(loaded.game, count, lang)
+            after, undone = bank.undo(loaded.game, count)
             query = {"undone": str(len(undone))}
         elif what == "drop":
             after = game.change(loaded, {"action": "drop", "player": form.get("player", "")}, web, lang)
@@ -166,7 +166,7 @@ def act(request: Request, form: Form) -> Response:
         else:
             action, field = action_of(loaded.game, form, lang)
             try:
-                after, _entry = bank.apply(loaded.game, action, lang)
+                after, _entry = bank.apply(loaded.game, action)
             except UserError as error:  # the rule's sentence (bank.ActionRefused), or a name the edition lacks
                 raise Refusal(said(error.message, w), field) from None
             query = {"done": str(len(after.history))}
@@ -226,14 +226,14 @@ def ask_first(request: Request, loaded: game.Loaded, form: Form) -> Response:
     lang, w = language_of(request), words_of(request)
     what = form["action"]
     game_ = loaded.game
-    lines: list[str] = []
+    lines: list[Text] = []
     if what == "undo":
         count = undo_count(form)
         if not 0 < count <= len(game_.history):
-            bank.undo(game_, count, lang)  # the bank's own refusal: how many there are
+            bank.undo(game_, count)  # the bank's own refusal: how many there are
         entries = game_.history[-count:]
         title = w("web.bank.ask_undo", n=count)
-        lines = [bank.describe(game_, e, lang) for e in reversed(entries)]
+        lines = [bank.describe(game_, e) for e in reversed(entries)]  # said by the page
     elif what == "out":
         player = player_name(game_, form.get("player"), lang)
         creditor = party(game_, form.get("creditor", "bank"), lang)

@@ -28,7 +28,7 @@ from unit.calculator import bank, city, classic, rules
 from unit.calculator import position as positions
 from unit.calculator.edition import CityEdition, ClassicEdition, Street
 from unit.calculator.rulebook import RentReport
-from unit.errors import UserError
+from unit.errors import Text, UserError
 from unit.web.common import language_of, paired, session
 from unit.web.hub import UnitHub
 
@@ -51,10 +51,11 @@ class Tap:
 
 @dataclass(frozen=True)
 class Line:
-    """One entry of the history as the page shows it: its number (1 the oldest) and its words."""
+    """One entry of the history as the page shows it: its number (1 the oldest) and its words (said by the
+    template, in the reader's language)."""
 
     n: int
-    text: str
+    text: Text
 
 
 # --- the prices on the buttons ------------------------------------------------------------------------
@@ -155,11 +156,11 @@ def _quiet(compute: Callable[[], int | None]) -> int | None:
 # --- the history ------------------------------------------------------------------------------------
 
 
-def history(game: positions.Game, lang: str, everything: bool = False) -> list[Line]:
+def history(game: positions.Game, everything: bool = False) -> list[Line]:
     """The history newest first, in words (« Bruno → Alice · M 600k · loyer de Docks »)."""
     entries = game.history
     first = 0 if everything else max(0, len(entries) - HISTORY_SHOWN)
-    return [Line(n, bank.describe(game, entries[n - 1], lang)) for n in range(len(entries), first, -1)]
+    return [Line(n, bank.describe(game, entries[n - 1])) for n in range(len(entries), first, -1)]
 
 
 def values(game: positions.Game, query: dict[str, str], variant: str | None, lang: str) -> dict[str, Any]:
@@ -168,7 +169,7 @@ def values(game: positions.Game, query: dict[str, str], variant: str | None, lan
     done = query.get("done", "")
     last = None
     if done.isascii() and done.isdigit() and int(done) == len(game.history) and game.history:
-        last = Line(len(game.history), bank.describe(game, game.history[-1], lang))
+        last = Line(len(game.history), bank.describe(game, game.history[-1]))
     undone = query.get("undone", "")
     cards: dict[str, list[Tap]] = {}
     for player in game.players:
@@ -179,7 +180,7 @@ def values(game: positions.Game, query: dict[str, str], variant: str | None, lan
         "bank_cards": cards,
         "bank_players": {p.name: player_taps(game, p, lang) for p in game.players},
         "bank_for_sale": for_sale(game, lang),
-        "bank_history": history(game, lang, query.get("history") == "all"),
+        "bank_history": history(game, query.get("history") == "all"),
         "bank_entries": len(game.history),
         "bank_last": last,
         "bank_undone": int(undone) if undone.isascii() and undone.isdigit() and len(undone) < 5 else 0,

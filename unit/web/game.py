@@ -40,7 +40,7 @@ from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS
 from unit.calculator.rulebook import RentReport
 from unit.calculator.rulebook import words as rule_words
-from unit.errors import ArgumentError, MonopolyCityError, UserError, said
+from unit.errors import MonopolyCityError, UserError, said
 from unit.fields import name_key
 from unit.web import bank_page
 from unit.web.common import (
@@ -569,14 +569,16 @@ def rent_of(
     report: RentReport | None = None
     error, needs_dice = "", False
     if chosen:
+        dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
+        refusal = rules.of(game).dice_refusal(game, chosen, dice)
+        if refusal is not None:  # dice the page never offers (13, on a street): its buttons, and why not those
+            return None, refusal.say(w), True
         kind = next((s["kind"] for s in squares if s["name"] == chosen), None)
         needs_dice = kind == "utility" and bool(dice_text)  # the buttons stay to change the throw
-        dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
         try:
             report = commands.rent_report(game, chosen, dice, language)
-        except UserError as e:  # a name not found, or dice the page never offers (13, on a street)
+        except UserError as e:  # a name not found, or an edition still to be copied
             error = said(e.message, w)
-            needs_dice = needs_dice or isinstance(e, ArgumentError) and e.argument == "dice"
         if report is not None and report.needs_dice:  # an owned utility: its rent is a multiple of the throw
             report, error, needs_dice = None, w("web.calc.dice_needed"), True
     return report, error, needs_dice
