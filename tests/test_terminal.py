@@ -315,3 +315,15 @@ def test_headless_without_a_script_says_what_it_is_doing():
             unit.terminate()
             unit.wait(10)
     assert "no buttons and no script" in line and "--script" in line and "Ctrl-C" in line
+
+
+def test_every_sound_has_its_name_in_every_language():
+    """The terminal says which sound played in the table's language (« ♪ adjugé »), never the trace's id."""
+    from unit import i18n
+    from unit.core.sounds import Sound
+
+    for language in i18n.languages():
+        words = i18n.words(language)
+        for sound in Sound:
+            assert f"terminal.sounds.{sound.value}" in words, (language, sound)
+    assert i18n.words("fr")("terminal.sounds.sold") == "adjugé"

@@ -292,7 +292,7 @@ class Terminal(DrawnLed):
         state = ""
         if self.switch_control:
             state = f"   {w('emulator.power')}: {'ON' if self.switch_on else 'OFF'}"
-        sound = f"♪ {self.sound}" if self.sound else ""
+        sound = f"♪ {self.words('terminal.sounds.' + self.sound)}" if self.sound else ""
         bell = w("terminal.bell") if self.bell else w("terminal.mute")
         status = f" {w('terminal.led')} {dot}{state}   {sound}"
         names = ", ".join(w(f"emulator.{n}") for n in sorted(self.held))
