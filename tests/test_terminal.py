@@ -183,14 +183,14 @@ def test_the_unit_in_tmux_power_on_auction_long_press_cancels_and_quit(tmp_path)
         tmux.showing(shows(views.Welcome()))  # the welcome screen at start
         tmux("send-keys", "-t", "unit", "o")
         lines = tmux.showing(shows(ready))
-        assert any("♪ power_on" in line for line in lines)
+        assert any("♪ mise en marche" in line for line in lines)
         tmux("send-keys", "-t", "unit", "e")
         counting = [shows(views.Countdown(seconds_left=s, total=50.0)) for s in range(45, 51)]
         lines = tmux.showing(lambda lines: any(check(lines) for check in counting))
         tmux.showing(lambda lines: any("LED ●" in line for line in lines))  # the LED blinks
         tmux("send-keys", "-t", "unit", "E")  # held: 2 s cancel the auction
         lines = tmux.showing(shows(views.Banner("cancelled")), timeout=6)
-        assert any("♪ cancelled" in line for line in lines)
+        assert any("♪ annulé" in line for line in lines)
         assert any("maintenu : ENCHÈRES" in line for line in lines)
         tmux("send-keys", "-t", "unit", "e")  # released
         tmux.showing(lambda lines: not any("maintenu" in line for line in lines))
