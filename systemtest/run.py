@@ -50,6 +50,10 @@ buttons: {pressed: high}
 """
 BAD_CONFIG = GUEST_CONFIG.replace("led: 6", "led: 40")
 AUCTION_SECONDS = 50.0
+#: How a phone on the table's network names the box: its address on QEMU's user network and the service's port.
+#: The host reaches it through a forwarded port of its own, but the web service answers only to its own names and
+#: addresses with its own port (unit.web.guard.HostCheck), so the requests say this Host, as a phone's would.
+GUEST_HOST = "10.0.2.15:8080"
 #: The PL061 lines as gpiozero numbers them here (GPIOn is line n of gpiochip0).
 LINES = {"power": 3, "led": 6, "buzzer": 7}
 
@@ -166,11 +170,11 @@ class Phone:
 
     def request(self, method: str, path: str, form: dict[str, str] | None = None) -> tuple[int, str, str]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = {"Cookie": self.cookie} if self.cookie else {}
+        headers = {"Host": GUEST_HOST} | ({"Cookie": self.cookie} if self.cookie else {})
         body = None
         if form is not None:
             body = urlencode(form)
-            headers |= {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://127.0.0.1:{self.port}"}
+            headers |= {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://{GUEST_HOST}"}
         connection.request(method, path, body, headers)
         response = connection.getresponse()
         text = response.read().decode(errors="replace")
@@ -223,7 +227,7 @@ class Phone:
         def read() -> None:
             try:
                 connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
-                connection.request("GET", "/events")
+                connection.request("GET", "/events", headers={"Host": GUEST_HOST})
                 response = connection.getresponse()
                 while True:
                     line = response.readline()
