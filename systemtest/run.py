@@ -200,9 +200,10 @@ class Phone:
         code = ""
         for _ in range(20):
             journal = guest.out(
-                f"sudo journalctl -u {UNIT} --since @{since} -o cat -g 'pairing code' --no-pager", check=False
+                f"sudo journalctl -u {UNIT} --since @{since} -o cat -g 'pairing code|code d.appairage' --no-pager",
+                check=False,
             )
-            found = re.findall(r"pairing code for the phone: (\d+)", journal)
+            found = re.findall(r"(?:pairing code|code d'appairage)\D*(\d+)", journal)  # the table's language
             if found:
                 code = found[-1]
                 break
