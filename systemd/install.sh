@@ -34,6 +34,9 @@ HOOK=usr/lib/systemd/system-shutdown/monopoly-city
 UDEV_RULE=etc/udev/rules.d/60-monopoly-city.rules
 COMMAND=usr/local/bin/monopoly-city  # on the PATH: a link to the venv's command
 USER_NAME=monopoly
+WEB_USER=monopoly-city-web          # the phone companion's own user, in $USER_NAME's group for the socket only
+STATE=var/lib/monopoly-city         # the unit's state (the game, the settings, the socket)
+WEB_STATE=var/lib/monopoly-city-web # the web service's: its secret and the calculator's files (calculator/)
 on_this_system() { [ "$R" = "" ]; }
 say() { echo "monopoly-city: $*"; }
 
@@ -68,21 +71,26 @@ do_uninstall() {
     if [ -L "$R/$COMMAND" ]; then rm -f "$R/$COMMAND"; fi
     rm -rf "$PREFIX"
     # The game in progress, the settings, the socket and the secret go; what the phones' people typed
-    # (the calculator's editions and games) stays, with the configuration.
-    state="$R/var/lib/monopoly-city"
-    if [ -d "$state" ]; then
-        find "$state" -mindepth 1 -maxdepth 1 ! -name calculator -exec rm -rf {} +
-        rmdir "$state" 2>/dev/null || true
-    fi
+    # (the calculator's editions and games) stays, with the configuration: in the web service's folder, or in
+    # the unit's where an install older than the web service's own user left it.
+    for state in "$R/$STATE" "$R/$WEB_STATE"; do
+        if [ -d "$state" ]; then
+            find "$state" -mindepth 1 -maxdepth 1 ! -name calculator -exec rm -rf {} +
+            rmdir "$state" 2>/dev/null || true
+        fi
+    done
     if on_this_system; then
         systemctl daemon-reload
+        if getent passwd "$WEB_USER" >/dev/null; then userdel "$WEB_USER"; fi
         if getent passwd "$USER_NAME" >/dev/null; then userdel "$USER_NAME"; fi
     fi
     sync  # on the disk now: a power cut must not bring the removed files back half-way
     say "removed; the configuration in $R/etc/monopoly-city is kept"
-    if [ -d "$state/calculator" ]; then
-        say "kept: the editions and games entered on the phones, in $state/calculator"
-    fi
+    for state in "$R/$STATE" "$R/$WEB_STATE"; do
+        if [ -d "$state/calculator" ]; then
+            say "kept: the editions and games entered on the phones, in $state/calculator"
+        fi
+    done
 }
 
 check_i2c() {
@@ -133,9 +141,16 @@ do_install() {
             useradd --system --user-group --groups gpio,i2c --home-dir /nonexistent --no-create-home \
                 --shell /usr/sbin/nologin "$USER_NAME"
         fi
+        # The phone companion's own user: in the unit's group, which reaches the unit's socket and nothing else.
+        if getent passwd "$WEB_USER" >/dev/null; then
+            usermod -a -G "$USER_NAME" "$WEB_USER"
+        else
+            useradd --system --user-group --groups "$USER_NAME" --home-dir /nonexistent --no-create-home \
+                --shell /usr/sbin/nologin "$WEB_USER"
+        fi
         ensure_polkit
     else
-        say "--root: not creating the system user $USER_NAME"
+        say "--root: not creating the system users $USER_NAME and $WEB_USER"
     fi
 
     say "virtual environment in $PREFIX/venv (with the system's lgpio and gpiozero)"
@@ -180,6 +195,7 @@ do_install() {
     install -m 0644 "$SRC/systemd/60-monopoly-city.rules" "$R/$UDEV_RULE"
     ln -sfn "$FINAL/venv/bin/monopoly-city" "$R/$COMMAND"
 
+    move_calculator
     check_i2c || true
     # On the disk before anything starts: written files sit in memory for up to 30 s, and a Pi unplugged
     # then would boot with empty unit files (masked services) and a venv of empty files (seen in the
@@ -198,6 +214,23 @@ do_install() {
     else
         say "installed into $ROOT"
     fi
+}
+
+# Before the web service had its own user, the calculator's files were in the unit's state folder: moved
+# across once (the web service can no longer write there), with the web service's secret left behind.
+move_calculator() {
+    old="$R/$STATE/calculator" new="$R/$WEB_STATE/calculator"
+    [ -d "$old" ] || return 0
+    if on_this_system; then systemctl stop "$WEB_UNIT" 2>/dev/null || true; fi
+    if [ -e "$new" ]; then
+        say "not moving $old: $new exists already (both kept)"
+        return 0
+    fi
+    install -d -m 0700 "$R/$WEB_STATE"
+    mv "$old" "$new"
+    rm -f "$R/$STATE/web-secret"
+    if on_this_system; then chown -R "$WEB_USER:$WEB_USER" "$R/$WEB_STATE"; fi
+    say "moved the editions and games entered on the phones to $new"
 }
 
 "do_$ACTION"

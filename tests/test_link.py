@@ -240,11 +240,11 @@ def test_garbage_and_oversized_messages_are_answered_not_obeyed(tmp_path):
         assert unit.runtime.unit.state == "off" and unit.thread.is_alive()
 
 
-def test_the_socket_is_for_this_user_only_and_a_bad_place_does_not_stop_the_unit(tmp_path):
+def test_the_socket_is_for_this_user_and_its_group_only_and_a_bad_place_does_not_stop_the_unit(tmp_path):
     link = Link(tmp_path, "fr")
     assert link.start()
     try:
-        assert stat.S_IMODE(os.stat(link.path).st_mode) == 0o600
+        assert stat.S_IMODE(os.stat(link.path).st_mode) == 0o660  # the web service connects by group
     finally:
         link.close()
     assert not link.path.exists()

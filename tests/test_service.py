@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -48,9 +49,24 @@ def test_unit_keeps_gpio_and_i2c_reachable():
     assert "DeviceAllow=char-gpiochip rw" in text and "DeviceAllow=char-i2c rw" in text
     assert "SupplementaryGroups=gpio i2c" in text and "PrivateNetwork=yes" in text
     assert "PrivateDevices" not in text and "ProcSubset" not in text  # they hide the GPIO and the Pi's model
-    assert "--state-dir /var/lib/monopoly-city" in text and "StateDirectory=monopoly-city" in text
+    assert "--state-dir /var/lib/monopoly-city" in text and "StateDirectory=monopoly-city\n" in text
     start = text.index("[Unit]")
     assert "StartLimitIntervalSec" in text[start : text.index("[Service]")]
+
+
+def test_unit_sets_its_own_limits_and_lets_its_group_pass_to_the_socket_only():
+    """Measured need: about 40 descriptors and 30 threads. The folder is 0710: the web service's user (in the
+    unit's group) passes through to unit.sock; the files are 0600 (UMask=0077)."""
+    text = UNIT.read_text(encoding="utf-8")
+    assert "\nLimitNOFILE=256\n" in text and "\nTasksMax=64\n" in text
+    assert "\nStateDirectoryMode=0710\n" in text and "\nUMask=0077\n" in text
+    assert "\nUser=monopoly\n" in text and "\nGroup=monopoly\n" in text
+
+
+def test_the_power_off_grant_names_the_unit_user_alone():
+    rule = (ROOT / "systemd/50-monopoly-city.rules").read_text(encoding="utf-8")
+    assert re.findall(r'subject\.user == "([^"]+)"', rule) == ["monopoly"]
+    assert "subject.isInGroup" not in rule  # the web user is in the unit's group: a group grant would reach it
 
 
 def run_install(
@@ -75,9 +91,20 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     (root / "boot/firmware/config.txt").write_text("dtparam=i2c_arm=on\n")
     (root / "etc/monopoly-city").mkdir(parents=True)
     (root / "etc/monopoly-city/config.yaml").write_text("language: en\n")
+    # An install from before the web service's own user: the calculator's files in the unit's folder.
+    state, web_state = root / "var/lib/monopoly-city", root / "var/lib/monopoly-city-web"
+    (state / "calculator").mkdir(parents=True)
+    (state / "calculator/old.edition.yaml").write_text("typed before\n")
+    (state / "web-secret").write_bytes(b"s" * 32)
 
     result = run_install(root)
     assert result.returncode == 0, result.stderr
+    # Moved across once, with the web service's secret left behind; a second install moves nothing.
+    assert (web_state / "calculator/old.edition.yaml").read_text() == "typed before\n"
+    assert not (state / "calculator").exists() and not (state / "web-secret").exists()
+    assert "moved the editions and games entered on the phones" in result.stdout
+    again = run_install(root)
+    assert again.returncode == 0 and "moved" not in again.stdout, again.stderr
     assert (root / "opt/monopoly-city/venv/bin/monopoly-city").exists()
     assert (root / "opt/monopoly-city/venv/bin/python").exists()
     site = root / "opt/monopoly-city/venv/lib"
@@ -101,10 +128,9 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     rule = (root / "etc/udev/rules.d/60-monopoly-city.rules").read_text()
     assert 'KERNEL=="gpiochip*", GROUP="gpio", MODE="0660"' in rule and 'GROUP="i2c"' in rule
 
-    # What the service and the phones wrote: the game goes, what people typed on the phones stays.
-    state = root / "var/lib/monopoly-city"
-    (state / "calculator/editions").mkdir(parents=True)
-    (state / "calculator/editions/ma-table.yaml").write_text("typed on a phone\n")
+    # What the services and the phones wrote: the game and the secret go, what people typed on the phones stays.
+    (web_state / "calculator/ma-table.edition.yaml").write_text("typed on a phone\n")
+    (web_state / "web-secret").write_bytes(b"s" * 32)
     (state / "game.json").write_text("{}")
     (state / "unit.sock").write_text("")
     result = run_install(root, "--uninstall")
@@ -115,8 +141,8 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert not web.exists() and not (root / "etc/systemd/system/monopoly-city-web.service").exists()
     assert (root / "etc/monopoly-city/config.yaml").read_text() == "language: en\n"
     assert not (root / "usr/local/bin/monopoly-city").exists() and not list((root / "etc/udev/rules.d").glob("*"))
-    assert sorted(p.name for p in state.iterdir()) == ["calculator"]
-    assert (state / "calculator/editions/ma-table.yaml").read_text() == "typed on a phone\n"
+    assert not state.exists() and sorted(p.name for p in web_state.iterdir()) == ["calculator"]
+    assert (web_state / "calculator/ma-table.edition.yaml").read_text() == "typed on a phone\n"
     assert "kept: the editions and games entered on the phones" in result.stdout
 
 

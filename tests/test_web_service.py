@@ -43,19 +43,31 @@ def test_systemd_analyze_verify_prints_nothing(checkable):
 
 @pytest.mark.install
 @needs_systemd_analyze
-def test_security_exposure_is_two_or_less(checkable):
+def test_security_exposure_is_one_or_less(checkable):
     level, report = exposure(checkable)
-    assert level <= 2.0, report[-600:]
+    assert level <= 1.0, report[-600:]
 
 
-def test_it_serves_the_unit_of_the_same_user_and_state_folder():
+def test_it_runs_as_its_own_user_reaching_the_unit_through_its_socket_only():
+    """Its own user and folder; the unit's group for the socket (the unit's folder is 0710, its files 0600)."""
     web, unit = settings(WEB), settings(UNIT)
-    assert web["User"] == unit["User"] and web["Group"] == unit["Group"]
-    assert web["StateDirectory"] == unit["StateDirectory"] == ["monopoly-city"]
-    assert "serve" in web["ExecStart"][0] and "--state-dir /var/lib/monopoly-city" in web["ExecStart"][0]
+    assert web["User"] == web["Group"] == ["monopoly-city-web"] and unit["User"] == ["monopoly"]
+    assert web["SupplementaryGroups"] == unit["Group"] == ["monopoly"]
+    assert web["StateDirectory"] == ["monopoly-city-web"] and web["StateDirectoryMode"] == ["0700"]
+    assert unit["StateDirectory"] == ["monopoly-city"] and unit["StateDirectoryMode"] == ["0710"]
+    command = web["ExecStart"][0]
+    assert "serve" in command and "--state-dir /var/lib/monopoly-city " in command  # the socket's folder
+    assert "--data /var/lib/monopoly-city-web/calculator" in command  # a full calculator cannot fill the unit's
     assert "--state-dir /var/lib/monopoly-city" in unit["ExecStart"][0]
+    assert "ReadWritePaths" not in web and web["ProtectSystem"] == ["strict"] and web["PrivateUsers"] == ["yes"]
     assert "monopoly-city-unit.service" in web["After"][0]
     assert web["CPUQuota"] == ["10%"] and "MemoryMax" in web
+
+
+def test_it_keeps_its_bounds():
+    web = settings(WEB)
+    assert web["LimitNOFILE"] == ["1024"] and web["TasksMax"] == ["64"]  # 512 connections and the files it reads
+    assert web["RestartPreventExitStatus"] == ["2"]  # a usage error (a port in use) is not restarted for ever
 
 
 def test_it_talks_only_to_loopback_and_the_local_network():
@@ -66,3 +78,20 @@ def test_it_talks_only_to_loopback_and_the_local_network():
     assert "localhost" in allowed and "192.168.0.0/16" in allowed
     assert web["RestrictAddressFamilies"] == ["AF_UNIX AF_INET AF_INET6"]
     assert web["CapabilityBoundingSet"] == [""] and web["NoNewPrivileges"] == ["yes"]
+
+
+def test_the_secret_is_kept_in_the_services_own_folder(tmp_path, monkeypatch):
+    """Under systemd, $STATE_DIRECTORY (StateDirectory=monopoly-city-web): never the unit's folder, which the web
+    service's user may not write; without it (make run, one user), the state folder; kept across restarts."""
+    from unit.web.security import SECRET_FILE, load_secret
+
+    unit_state, own = tmp_path / "unit", tmp_path / "web"
+    unit_state.mkdir()
+    monkeypatch.setenv("STATE_DIRECTORY", str(own))
+    secret = load_secret(unit_state)
+    assert (own / SECRET_FILE).read_bytes() == secret and len(secret) == 32
+    assert (own / SECRET_FILE).stat().st_mode & 0o777 == 0o600 and not (unit_state / SECRET_FILE).exists()
+    assert load_secret(unit_state) == secret
+    monkeypatch.delenv("STATE_DIRECTORY")
+    assert load_secret(unit_state) != secret and (unit_state / SECRET_FILE).exists()
+    assert load_secret(None) != load_secret(None)  # no folder: in memory, per start

@@ -133,7 +133,8 @@ class Client:
 
 
 class SocketServer:
-    """Listens on ``path`` (this user only), greets each client, and queues lines for all of them."""
+    """Listens on ``path`` (this user and its group: the web service's user is in the unit's group, and reaches
+    nothing else of the state folder), greets each client, and queues lines for all of them."""
 
     def __init__(self, path: Path, handler: Handler):
         self.path = path
@@ -159,7 +160,7 @@ class SocketServer:
             log.warning("web link: no socket: %s (the phones will not see the unit)", error)
             return False
         try:
-            old = os.umask(0o177)
+            old = os.umask(0o117)  # srw-rw----: the unit's group may connect (systemd/monopoly-city-web.service)
             try:
                 server.bind(str(self.path))
             finally:

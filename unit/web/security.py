@@ -3,8 +3,8 @@
 Anyone on the network may watch; pressing and changing settings needs a
 session cookie that says "paired" for the unit's current pairing generation
 (a new game renews it, so every phone pairs again). The cookie is signed with
-HMAC-SHA256 under a secret kept in the state folder (or in memory without
-one); the same secret derives each session's CSRF token.
+HMAC-SHA256 under a secret kept in the web service's own folder (:func:`secret_folder`;
+in memory without one); the same secret derives each session's CSRF token.
 """
 
 from __future__ import annotations
@@ -32,11 +32,22 @@ MAX_BODY = 4096  # bytes in one request body: a form of a few fields
 MAX_COOKIE = 1024
 
 
+def secret_folder(state_dir: str | Path | None) -> Path | None:
+    """Where the signing secret is kept: the service's own state folder when systemd gives it one
+    (``$STATE_DIRECTORY``: ``StateDirectory=monopoly-city-web``, since the unit's folder is not the web
+    service's to read or write), else the state folder given (``make run``: one user for both), else none."""
+    own = os.environ.get("STATE_DIRECTORY", "").split(":")[0]
+    if own:
+        return Path(own)
+    return Path(state_dir) if state_dir is not None else None
+
+
 def load_secret(state_dir: str | Path | None) -> bytes:
-    """The signing secret: read from the state folder, created there (mode 0600) on first start."""
-    if state_dir is None:
+    """The signing secret: read from :func:`secret_folder`, created there (mode 0600) on first start."""
+    folder = secret_folder(state_dir)
+    if folder is None:
         return secrets.token_bytes(32)
-    path = Path(state_dir) / SECRET_FILE
+    path = folder / SECRET_FILE
     try:
         data = path.read_bytes()
         if len(data) >= 32:
@@ -45,12 +56,12 @@ def load_secret(state_dir: str | Path | None) -> bytes:
         pass
     data = secrets.token_bytes(32)
     try:
-        Path(state_dir).mkdir(parents=True, exist_ok=True)
+        folder.mkdir(parents=True, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "wb") as file:
             file.write(data)
     except OSError:
-        pass  # a read-only state folder: sessions last until the service restarts
+        pass  # a read-only folder: sessions last until the service restarts
     return data
 
 
