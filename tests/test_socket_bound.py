@@ -158,27 +158,9 @@ def test_out_of_file_descriptors_the_unit_waits_then_accepts_again(tmp_path):
     assert "Traceback" not in errors
 
 
-CROWD = textwrap.dedent(
-    """
-    import socket, sys, time
-    path, seconds = sys.argv[1], float(sys.argv[2])
-    held, attempts, failed = [], 0, 0
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if len(held) >= 1000:  # a thousand at once; then the oldest leaves as each newcomer comes
-            held.pop(0).close()
-        sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-        sock.settimeout(0.5)
-        try:
-            sock.connect(path)
-            attempts += 1
-            held.append(sock)
-        except OSError:
-            failed += 1
-            sock.close()
-    print(attempts, failed, flush=True)
-    """
-)
+sys.path.insert(0, str(ROOT / "benchmarks"))
+from hostile import CROWD  # noqa: E402  (the crowd of make soak's socket attack: one script for both)
+
 SECONDS = 1.5
 TOLERANCE = 0.005  # the auction end's contract (docs/reliability.md): within 5 ms
 LOOSE = 0.1  # every auction, crowd or not: twenty times the contract (1,000 clients made it 1.9 s)
