@@ -119,8 +119,8 @@ def test_amounts_written_the_rule_sheets_way(text, amount):
 @pytest.mark.parametrize(
     "text,fr,en",
     [
-        ("1.5", "1.5 est ambigu", "1.5 is ambiguous"),
-        ("12,50", "12,50 est ambigu", "12,50 is ambiguous"),
+        ("1.5", "1.5 est ambigu : écrivez 1,5M, 1,5k", "1.5 is ambiguous: write 1.5M, 1.5k"),
+        ("12,50", "12,50 est ambigu : écrivez 12,50M", "12,50 is ambiguous: write 12.50M"),
         ("1,50,000", "attendu un montant", "expected an amount"),
         ("-500k", "au moins 0", "at least 0"),
         ("∞", "attendu un montant", "expected an amount"),

@@ -110,7 +110,8 @@ def _parse_text(text: str, where: str, words: Callable[..., str]) -> int:
             raise UserError(where, words("whole", text=text))
         return int(amount)
     if _BARE_DECIMAL.fullmatch(text) is not None:
-        raise UserError(where, words("ambiguous", text=text))
+        written = re.sub(r"[.,]", words("decimal_mark"), text)  # 1,5M in French, 1.5M in English
+        raise UserError(where, words("ambiguous", text=text, written=written))
     if text.lstrip().startswith(("-", "−")):
         raise UserError(where, words("negative", got=text))
     raise UserError(where, words("expected_text", got=repr(text)))
