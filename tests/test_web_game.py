@@ -117,7 +117,9 @@ def test_the_web_service_may_write_its_data_folder():
     writable += [Path(p.lstrip("-")) for v in found.get("ReadWritePaths", []) for p in v.split()]
     assert found["ProtectSystem"] == ["strict"]
     assert any(data == w or w in data.parents for w in writable), (data, writable)
-    assert data == default_root(argv[argv.index("--state-dir") + 1])  # the same folder as without --data
+    # Its own folder, not inside the unit's (#21): a full calculator folder can never fill the unit's saves.
+    state = Path(argv[argv.index("--state-dir") + 1])
+    assert data == Path("/var/lib/monopoly-city-web/calculator") and state not in data.parents
 
 
 # --- a game written back reads as itself (unit/calculator/position.py: dump) -----------------------
@@ -327,7 +329,7 @@ def test_a_classic_game_builds_evenly_and_counts_both_variants(app, data):
         ),
         ({"action": "set", "square": "Port Sud", "kv": "residential=1"}, "", "personne ne possède Port Sud"),
         ({"action": "cash", "player": "0", "value": "-5M"}, "cash-0", "au moins 0"),
-        ({"action": "cash", "player": "0", "value": "1.5"}, "cash-0", "1.5M"),
+        ({"action": "cash", "player": "0", "value": "1.5"}, "cash-0", "1,5M"),
         ({"action": "set", "square": "Les Halles", "kv": "residential=-1"}, "h-Les Halles", "0 à 99"),
         ({"action": "set", "square": "Les Halles", "key": "hazard", "value": "volcano"}, "h-Les Halles", "volcano"),
         ({"action": "tower", "player": "0", "value": "Les Halles"}, "tower-0", "deux groupes"),
