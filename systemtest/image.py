@@ -46,6 +46,8 @@ SYSTEM_PACKAGES = [
     "iproute2", "e2fsprogs", "busybox-static", "gpiod", "nano", "less",
 ]  # fmt: skip
 #: The modules the initramfs loads to reach the root file system (their dependencies are added).
+#: Where the kernel's package is downloaded inside the new system, relative to its root (a chroot starts at /).
+KERNEL_DOWNLOADS = "var/cache/system-test-kernel"
 INITRAMFS_MODULES = ["virtio_pci", "virtio_blk", "crc32c_generic", "ext4"]
 
 
@@ -157,7 +159,7 @@ def _debootstrap(repo: Path, log: TextIO) -> Path:
     # The kernel: downloaded inside the new system (apt's lists are there during the hook), unpacked
     # later (not dpkg-installed, which would build Debian's own initramfs under qemu-user for minutes).
     kernel_hook = (
-        'chroot "$1" sh -c \'mkdir -p /root/kernel && cd /root/kernel && apt-get download -q '
+        f'chroot "$1" sh -c \'mkdir -p {KERNEL_DOWNLOADS} && cd {KERNEL_DOWNLOADS} && apt-get download -q '
         '$(apt-cache depends linux-image-arm64 | sed -n "s/.*Depends: \\(linux-image-[0-9].*\\)/\\1/p")\''
     )
     packages = SYSTEM_PACKAGES + guide_packages(repo)
@@ -179,11 +181,11 @@ def _build_into(repo: Path, image: Image, log: TextIO) -> None:
     run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "system-test", "-f", str(image.key)], log)
     root.mkdir()
     run(["tar", "-x", "-p", "-C", str(root), "-f", str(_debootstrap(repo, log))], log)
-    debs = sorted((root / "root" / "kernel").glob("linux-image-*.deb"))
+    debs = sorted((root / KERNEL_DOWNLOADS).glob("linux-image-*.deb"))
     if len(debs) != 1:
         raise SystemExit(f"system-test: expected one kernel package, found {debs}")
     # Unpacked aside, then moved: dpkg-deb -x over the root would replace the /lib -> usr/lib link.
-    unpacked = root / "root" / "kernel" / "unpacked"
+    unpacked = root / KERNEL_DOWNLOADS / "unpacked"
     run(["dpkg-deb", "-x", str(debs[0]), str(unpacked)], log)
     for folder in ("boot", "lib/modules"):
         target = root / "usr" / folder if folder.startswith("lib") else root / folder

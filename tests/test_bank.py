@@ -1,5 +1,5 @@
 """The table's bank (issue 22, section 1): each action against the rule text it follows, quoted from
-/work/shared/reference/seeds/ (regles-monopoly-city.txt, fiche-monopoly-classique.txt,
+the user's French rule texts (regles-monopoly-city.txt, fiche-monopoly-classique.txt,
 regles-monopoly-classique-suite.txt), on the documented example positions, and the command line's verbs.
 """
 
