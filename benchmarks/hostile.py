@@ -849,10 +849,9 @@ def pairing_strangers(state: Path, codes: list[str], addresses: int = 20, banker
 
 def serve_unit(state: Path) -> tuple[subprocess.Popen, int]:
     """``monopoly-city serve`` on the unit's state folder, at Nice=10 as its systemd unit: (process, port)."""
-    import http.client
 
     sys.path.insert(0, str(ROOT / "benchmarks"))
-    from web_calc import free_port
+    from web_calc import free_port, until_serving
 
     port = free_port()
     command = [sys.executable, "-m", "unit", "serve", "--host", "127.0.0.1", "--port", str(port)]
@@ -863,18 +862,7 @@ def serve_unit(state: Path) -> tuple[subprocess.Popen, int]:
         stderr=subprocess.DEVNULL,
         preexec_fn=lambda: os.nice(10),
     )
-    end = time.monotonic() + 60
-    while time.monotonic() < end:
-        try:
-            conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            conn.request("GET", "/remote")
-            if conn.getresponse().status == 200:
-                conn.close()
-                return process, port
-        except OSError:
-            time.sleep(0.02)
-    process.kill()
-    raise RuntimeError("monopoly-city serve did not start")
+    return until_serving(process, port, "/remote"), port
 
 
 def stranger_address(n: int) -> str:

@@ -101,14 +101,20 @@ def start(folder: Path, limit: CpuLimit | None) -> tuple[subprocess.Popen, int]:
             limit.join()
 
     process = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, preexec_fn=setup)
-    end = time.monotonic() + 60
+    return until_serving(process, port, "/games"), port
+
+
+def until_serving(process: subprocess.Popen, port: int, path: str, seconds: float = 60.0) -> subprocess.Popen:
+    """``process`` once `monopoly-city serve` answers ``path`` with 200 on ``port``; killed, and an error, if it
+    does not within ``seconds``."""
+    end = time.monotonic() + seconds
     while time.monotonic() < end:
         try:
             conn = http.client.HTTPConnection("127.0.0.1", port, timeout=10)
-            conn.request("GET", "/games")
+            conn.request("GET", path)
             if conn.getresponse().status == 200:
                 conn.close()
-                return process, port
+                return process
         except OSError:
             time.sleep(0.02)
     process.kill()
