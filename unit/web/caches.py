@@ -12,12 +12,16 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
+from typing import TypeVar
 
 from unit import yamlfile
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.errors import UserError
 from unit.web.store import Store
+
+K = TypeVar("K")
+V = TypeVar("V")
 
 
 class EditionCache:
@@ -27,6 +31,7 @@ class EditionCache:
     def __init__(self, size: int = 16):
         self.size = size
         self.kept: dict[tuple[object, ...], editions.Edition] = {}
+        self._lock = threading.Lock()  # the forms run on worker threads: one page's eviction at a time
 
     def load(self, name: str, relative_to: Path, where: str, language: str) -> editions.Edition:
         if name in editions.SHIPPED:
@@ -38,12 +43,12 @@ class EditionCache:
             except OSError:
                 return editions.load(name, relative_to=relative_to, where=where, language=language)
             key = (str(path), info.st_size, info.st_mtime_ns, info.st_ino, language)
-        found = self.kept.get(key)
+        with self._lock:
+            found = self.kept.get(key)
         if found is None:
             found = editions.load(name, relative_to=relative_to, where=where, language=language)
-            if len(self.kept) >= self.size:
-                self.kept.pop(next(iter(self.kept)))
-            self.kept[key] = found
+            with self._lock:
+                _keep(self.kept, key, found, self.size)
         return found
 
 
@@ -74,9 +79,7 @@ class GameCache:
     def keep(self, name: str, version: str, language: str, game: positions.Game, ref: str) -> None:
         with self._lock:
             self.kept.pop((name, language), None)
-            if len(self.kept) >= self.size:
-                self.kept.pop(next(iter(self.kept)))
-            self.kept[(name, language)] = (version, game, ref)
+            _keep(self.kept, (name, language), (version, game, ref), self.size)
 
 
 class TitleCache:
@@ -86,6 +89,7 @@ class TitleCache:
     def __init__(self, size: int = 256):
         self.size = size
         self.kept: dict[tuple[str, str], str] = {}
+        self._lock = threading.Lock()
 
     def title(self, store: Store, name: str) -> str:
         """The game's title, or ``name`` for a game without one (or a file that does not read as a game)."""
@@ -93,7 +97,8 @@ class TitleCache:
             text, version = store.read("game", name)
         except (OSError, UserError):
             return name
-        found = self.kept.get((name, version))
+        with self._lock:
+            found = self.kept.get((name, version))
         if found is None:
             try:
                 data = yamlfile.parse(text, f"{name}.game.yaml", what="game file")
@@ -101,9 +106,8 @@ class TitleCache:
                 found = name if raw is None else positions.title_field(raw, "title")
             except UserError:
                 found = name
-            if len(self.kept) >= self.size:
-                self.kept.pop(next(iter(self.kept)))
-            self.kept[(name, version)] = found
+            with self._lock:
+                _keep(self.kept, (name, version), found, self.size)
         return found
 
 
@@ -134,3 +138,11 @@ class PartCache:
     def clear(self) -> None:
         with self._lock:
             self.kept.clear()
+
+
+def _keep(kept: dict[K, V], key: K, value: V, size: int) -> None:
+    """``value`` kept under ``key``, the oldest entry dropped first when ``size`` are kept (the caller holds
+    the cache's lock)."""
+    if key not in kept and len(kept) >= size:
+        kept.pop(next(iter(kept)))
+    kept[key] = value
