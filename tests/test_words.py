@@ -409,3 +409,58 @@ def test_a_french_help_names_the_values_in_french(capsys):
     assert status == 0 and "PARTIE.yaml PAYEUR [BÉNÉFICIAIRE] [MONTANT]" in " ".join(usage.split())
     status, usage, _ = run(capsys, "pay", "--help", "--lang", "en")
     assert status == 0 and "GAME.yaml PAYER [PAYEE] [AMOUNT]" in " ".join(usage.split())
+
+
+# --- French elision: « achat d'Avenue Mozart », « loyer du Marais » ---------------------------------
+
+VOWELS = tuple("AEIOUYHÀÂÄÉÈÊËÎÏÔÖÙÛÜŸÆŒ")
+#: A name stored with its article (as a City owner may type one) and how French joins it after « de ».
+WITH_ARTICLES = {
+    "Le Marais": "du Marais",
+    "Les Halles": "des Halles",
+    "La Défense": "de la Défense",
+    "L'Étoile": "de l'Étoile",
+}
+
+
+def shipped_square_names() -> list[str]:
+    from unit.calculator import edition
+
+    names = [name for shipped in edition.SHIPPED for name in edition.load(shipped).squares]
+    template = yaml.safe_load(
+        (Path(edition.__file__).parent / "editions" / "city-template.fr.yaml").read_text(encoding="utf-8")
+    )
+    names += [district["name"] for group in template["groups"] for district in group["districts"]]
+    return names
+
+
+def test_the_history_elides_de_before_every_square_name_of_the_shipped_editions():
+    w = i18n.words("fr")
+    names = shipped_square_names()
+    assert "Avenue Mozart" in names and "Impôts sur le revenu" in names and "quartier-1" in names
+    for name in names:
+        joined = f"d'{name}" if name.startswith(VOWELS) else f"de {name}"
+        assert w("bank.what.buy", s=name) == f"achat {joined}"
+        assert w("bank.what.rent", s=name) == f"loyer {joined}"
+        assert w("bank.what.mortgage", s=name) == f"hypothèque {joined}"
+        assert i18n.words("en")("bank.what.buy", s=name) == f"{name} bought"  # English: as it is
+    assert w("bank.what.buy", s="Avenue Mozart") == "achat d'Avenue Mozart"
+    assert w("bank.what.rent", s="Rue de la Paix") == "loyer de Rue de la Paix"
+
+
+@pytest.mark.parametrize(("name", "joined"), WITH_ARTICLES.items())
+def test_a_name_stored_with_its_article_contracts_it(name, joined):
+    w = i18n.words("fr")
+    assert w("bank.what.rent", s=name) == f"loyer {joined}"
+    assert w("bank.not_theirs", s="Docks", o="Alice", p=name).endswith(
+        {"du": "pas au", "des": "pas aux", "de": "pas à"}[joined.split()[0]] + " " + joined.split(" ", 1)[1]
+    )
+
+
+def test_elision_leaves_numbers_identifiers_and_players_lowercase_alone():
+    w = i18n.words("fr")
+    assert w("errors.expected_whole_number_from", minimum=1, maximum=8, value="x") == (
+        "un nombre entier de 1 à 8 était attendu, pas x"
+    )
+    assert w("calculator.game.one_of", x="active, passive", got="1").startswith("attendu l'un de active")
+    assert w("web.bank.gets_from", o="Alice") == "reçoit d'Alice"

@@ -4,7 +4,9 @@ A word is named by a dotted key (``screen.sold``, ``errors.expected_number``) an
 may hold ``{placeholders}``. French is the reference: every other language file
 has exactly its keys, with the same placeholders, checked once when the
 language is first loaded (and by a test for every file shipped). A third
-language is one more file.
+language is one more file. One rule of grammar is code: French joins « de » and
+« à » to a name put in (« achat d'Avenue Mozart », « loyer du Marais »): see
+:data:`GRAMMAR`.
 
 The core never reads these files: it names its words by key and whoever shows
 them passes a :class:`Words` in (see :func:`unit.core.views.describe`).
@@ -13,7 +15,9 @@ them passes a :class:`Words` in (see :func:`unit.core.views.describe`).
 from __future__ import annotations
 
 import os
+import re
 import string
+from collections.abc import Callable
 from functools import cache
 
 from unit import errors
@@ -35,14 +39,73 @@ def languages() -> tuple[str, ...]:
     return tuple(sorted((n for n in names if not n.startswith("_")), key=lambda n: (n != REFERENCE, n)))
 
 
+#: French: « de » and « à » before a name put in (a square, a player) as the grammar wants them: « achat d'Avenue
+#: Mozart », « loyer du Marais » (a name stored with its article: « Le Marais »), « des Halles », « de la Défense »,
+#: « à l'Étoile ». Only a name that starts with a capital letter is touched (not a number, an identifier, a word).
+FRENCH_SITE = re.compile(r"(?:^|(?<=[\s(«]))([Dd]e|à) \{")
+FRENCH_BEFORE = re.compile(r"(?:^|(?<=[\s(«]))([Dd]e|à) $")
+FRENCH_ARTICLE = re.compile(r"(Les|Le|La) (?=\S)|L['’](?=\S)")
+FRENCH_VOWEL = tuple("AEIOUYHÀÂÄÉÈÊËÎÏÔÖÙÛÜŸÆŒ")
+FRENCH_CONTRACTED = {
+    ("de", "Le"): "du ",
+    ("de", "Les"): "des ",
+    ("de", "La"): "de la ",
+    ("de", "L'"): "de l'",
+    ("à", "Le"): "au ",
+    ("à", "Les"): "aux ",
+    ("à", "La"): "à la ",
+    ("à", "L'"): "à l'",
+}
+
+
+def french_joined(before: str, name: str) -> str:
+    """``before`` (a text ending with « de » or « à » and a space) followed by ``name``, contracted as French
+    writes it: « achat de » + « Avenue Mozart » -> « achat d'Avenue Mozart »; else the two as they are."""
+    match = FRENCH_BEFORE.search(before)
+    if match is None or not name:
+        return before + name
+    word = match.group(1)
+    head, lower = before[: match.start()], word.lower()
+    article = FRENCH_ARTICLE.match(name)
+    if article is not None:
+        said = article.group(1) or "L'"
+        joined = FRENCH_CONTRACTED[(lower, said)]
+        return head + (joined[0].upper() + joined[1:] if word[0].isupper() else joined) + name[article.end() :]
+    if lower == "de" and name.startswith(FRENCH_VOWEL):
+        return f"{head}{word[0]}'{name}"
+    return before + name
+
+
+def _french(template: str, values: dict[str, object]) -> str:
+    """``template.format(**values)``, each name after « de » or « à » joined by :func:`french_joined`."""
+    text = ""
+    for literal, field, spec, conversion in string.Formatter().parse(template):
+        text += literal
+        if field is not None:
+            placed = "{0" + (f"!{conversion}" if conversion else "") + (f":{spec}" if spec else "") + "}"
+            text = french_joined(text, placed.format(values[field]))
+    return text
+
+
+#: The languages whose words join a name to the word before it by a rule, and where it applies (a pattern of the
+#: template); the others put the values in as they are.
+GRAMMAR: dict[str, tuple[re.Pattern[str], Callable[[str, dict[str, object]], str]]] = {"fr": (FRENCH_SITE, _french)}
+
+
 class Words:
     """The words of one language: ``words("screen.sold")``, ``words("screen.hours", n=2)``."""
 
     def __init__(self, language: str, entries: dict[str, str]):
         self.language = language
         self.entries = entries
+        site, self._join = GRAMMAR.get(language, (None, None))
+        #: The keys whose values the language's rule joins (found once: every other key is a plain format).
+        self._joined = frozenset(k for k, t in entries.items() if site.search(t)) if site else frozenset()
 
     def __call__(self, key: str, /, **values: object) -> str:
+        if key in self._joined:
+            assert self._join is not None
+            return self._join(self.entries[key], values)
         return self.entries[key].format(**values)
 
     def __contains__(self, key: str) -> bool:
