@@ -231,6 +231,28 @@ def test_classic_houses_build_evenly():
     assert (holding(after, "Avenue de la République").houses, after.players[2].cash) == (2, 1890 - 50)
 
 
+def test_classic_build_says_the_missing_group_before_the_mortgage():
+    # « Vous ne pouvez pas construire avant d'avoir complété un groupe de couleur! » comes first: Bob holds Rue
+    # Lecourbe (mortgaged) without Boulevard de Belleville. « Vous ne pouvez pas construire sur une rue si une des
+    # rues de son groupe de couleur est hypothéquée. » : Léa holds the whole red group, Henri-Martin mortgaged.
+    game = classic()
+    error = refused(game, bank.Build("lecourbe", houses=1))
+    assert error.key == "bank.build_needs_group"
+    assert said(error) == (
+        "Bob ne possède pas tout le groupe de Rue Lecourbe (il manque Boulevard de Belleville) : « Vous ne pouvez "
+        "pas construire avant d'avoir complété un groupe de couleur ! »"
+    )
+    assert refused(game, bank.Build("lecourbe", hotel=True)).key == "bank.build_needs_group"
+    for square in ("matignon", "henri"):
+        error = refused(game, bank.Build(square, houses=1))
+        assert error.key == "bank.build_on_mortgaged_group"
+    assert said(error) == (
+        "Avenue Henri-Martin est hypothéquée : « Vous ne pouvez pas construire sur une rue si une des rues de son "
+        "groupe de couleur est hypothéquée. »"
+    )
+    assert said(error, "en").startswith("Avenue Henri-Martin is mortgaged: ")
+
+
 def test_classic_hotel_needs_four_houses_and_sells_back_at_half():
     # « Vous devez avoir quatre maisons sur chaque site d'un groupe avant de pouvoir acheter un hôtel. »
     # « Pour les hôtels, la banque paiera la moitié du prix de l'hôtel, plus la moitié du prix des quatre

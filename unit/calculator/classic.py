@@ -389,6 +389,16 @@ class ClassicMonopoly(Rules):
             raise refused("not_a_street", s=name)
         if order.houses < 0 or not (order.houses or order.hotel) or (order.houses and order.hotel):
             raise refused("nothing_to_build")
+        # The rules' order: the whole group first (« Vous ne pouvez pas construire avant d'avoir complété un groupe
+        # de couleur »), then its mortgages (« ... si une des rues de son groupe de couleur est hypothéquée »).
+        group = game.classic.group_streets(street.group)
+        mine = {h.square: h for h in owner.holdings}
+        missing = [s.name for s in group if s.name not in mine]
+        if missing:
+            raise refused("build_needs_group", p=owner.name, s=name, m=", ".join(missing))
+        mortgaged = [s.name for s in group if mine[s.name].mortgaged]
+        if mortgaged:
+            raise refused("build_on_mortgaged_group", s=", ".join(mortgaged))
         if holding.hotel:
             raise refused("hotel_standing", s=name)
         if order.hotel:
