@@ -24,3 +24,37 @@ def test_a_command_line_mistake_is_one_line_in_the_table_s_language(capsys, argv
         assert caught.value.code == 2
         assert err.count("\n") == 1 and err.startswith("monopoly-city: ") and "usage:" not in err, err
         assert expected in err and "--help)" in err, err
+
+
+@pytest.mark.parametrize(
+    ("argv", "french", "english"),
+    [
+        (
+            ["pay", "x.yaml", "Bruno", "Alice", "-500k"],
+            "-500k : un montant s'écrit sans signe moins : écrivez 500k ; c'est l'ordre qui dit qui paie : "
+            "pay PARTIE.yaml PAYEUR BÉNÉFICIAIRE 500k",
+            "-500k: an amount is written without a minus sign: write 500k; the order says who pays: "
+            "pay GAME.yaml PAYER PAYEE 500k",
+        ),
+        (
+            ["buy", "x.yaml", "Bruno", "Docks", "--price", "-1,5M"],
+            "-1,5M : un montant s'écrit sans signe moins : écrivez 1,5M",
+            "-1,5M: an amount is written without a minus sign: write 1,5M",
+        ),
+    ],
+)
+def test_an_amount_typed_with_a_minus_says_how_to_write_it(capsys, argv, french, english):
+    # argparse reads « -500k » as an option: « arguments inconnus : -500k » did not say what to do.
+    for extra, expected in (([], french), (["--lang", "en"], english)):
+        with pytest.raises(SystemExit) as caught:
+            main(argv + extra)
+        err = capsys.readouterr().err
+        assert caught.value.code == 2 and err == f"monopoly-city: {expected}\n"
+
+
+def test_a_negative_number_argparse_reads_is_refused_by_the_rules(capsys, tmp_path):
+    game = tmp_path / "g.yaml"
+    assert main(["game", "new", "classic-fr", "--players", "Bruno,Alice"]) == 0
+    game.write_text(capsys.readouterr().out, encoding="utf-8")
+    assert main(["pay", str(game), "Bruno", "Alice", "-500"]) == 2
+    assert capsys.readouterr().err == "monopoly-city: MONTANT: attendu un montant d'au moins 0, reçu -500\n"

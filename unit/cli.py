@@ -155,6 +155,7 @@ class Parser(argparse.ArgumentParser):
     """
 
     language = i18n.REFERENCE  # read from the command line before parsing (--lang), see main()
+    argv: list[str] = []  # the command line being parsed, see main(): an amount typed with a minus is named
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", Formatter)  # the subcommands' parsers too
@@ -162,7 +163,28 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         words = i18n.words(self.language)
+        slip = negative_amount(self.argv)
+        if slip is not None:  # argparse read « -500k » as an option: the slip is the sign, said as such
+            line = words("cli.argparse.negative_amount", typed=slip, amount=slip[1:])
+            if self.argv[:1] == ["pay"]:  # the direction of a payment is its order, not a sign
+                line += words("cli.argparse.negative_payment", amount=slip[1:])
+            self.exit(2, f"monopoly-city: {escape(line)}\n")
         self.exit(2, f"monopoly-city: {escape(argparse_said(message, words))} ({self.prog} --help)\n")
+
+
+#: An amount typed with a minus sign that argparse takes for an option (« -500k », « -1,5M »; not « -5 », which it
+#: reads as a negative number and the rules refuse with their own sentence).
+NEGATIVE_AMOUNT = r"-(?:\d[\d\s.,\u202f]*[kKmM]|\d*[,]\d+|\d[\d\s\u202f]*\d)"
+
+
+def negative_amount(argv: list[str]) -> str | None:
+    """The first value of ``argv`` that is an amount written with a minus (argparse would call it an option)."""
+    for arg in argv:
+        if arg == "--":
+            return None
+        if arg.startswith("-") and re.fullmatch(NEGATIVE_AMOUNT, arg.strip()):
+            return arg.strip()
+    return None
 
 
 #: argparse's messages (Python 3.11+) and the catalog's key for each; what they hold is kept as it is.
@@ -411,6 +433,7 @@ def main(argv: list[str] | None = None) -> int:
     # The calculator and its editions load only for a command that may need them: on a slow Pi
     # they are about a fifth of the unit's start (benchmarks/startup.py).
     Parser.language = _argv_language(argv)
+    Parser.argv = argv
     parser = build_parser(calculator=not (argv and argv[0] in UNIT_COMMANDS))
     args = parser.parse_args(argv)
     func: Callable[[argparse.Namespace], int] = args.func
