@@ -262,6 +262,24 @@ def test_a_refusal_says_the_rule_and_what_the_player_can_do_and_changes_nothing(
         assert path.read_bytes() == before
 
 
+def test_a_refusal_on_the_page_says_what_to_tap_and_the_command_line_what_to_type(app, data):
+    phone = Banker(app, "classique")
+    phone.create("classic-fr", "Bob, Léa")
+    phone.look()
+    short = phone.post(action="transfer", player="1", to="to:0", amount="2000")  # Léa holds nothing to sell
+    said = error_of(short)
+    assert short.status_code == 400 and said.startswith("Léa n'a que 1500 pour payer 2000 (il manque 500)")
+    assert "Léa est en faillite (le bouton « Faillite… » de Léa)" in said
+    assert "monopoly-city" not in said and "--" not in said
+    page = i18n.words("fr")
+    from unit.web.bank_page import page_words
+
+    exempt = page_words(page)("bank.can_exempt")
+    assert "--" not in exempt and page("web.bank.exempt_rent", p="…") in exempt
+    assert "(--exemption)" in page("bank.can_exempt") and "(monopoly-city out)" in page("bank.bankrupt", p="Léa")
+    assert "--" not in page_words(i18n.words("en"))("bank.can_exempt")
+
+
 def test_a_tap_needs_the_pages_token_and_origin(app, data):
     phone = Banker(app)
     phone.create("trois.edition.yaml", "Alice, Bruno")
@@ -295,7 +313,7 @@ def test_undoing_several_entries_asks_first_and_restores_the_file_byte_for_byte(
     ask = phone.post(action="undo", count="3")
     assert ask.status_code == 200 and path.read_bytes() != start  # only asked
     asked = html.unescape(ask.text)
-    assert "Annuler les 3 dernières écritures ?" in asked and "Alice → banque · M 1M · achat de Les Halles" in asked
+    assert "Annuler les 3 dernières écritures ?" in asked and "Alice → banque · M 1M · achat des Halles" in asked
     yes = dict(
         re.findall(
             r'<input type="hidden" name="([^"]+)" value="([^"]*)">', ask.text.split('id="ask"')[1].split("</form>")[0]

@@ -98,7 +98,8 @@ class Words:
     def __init__(self, language: str, entries: dict[str, str]):
         self.language = language
         self.entries = entries
-        site, self._join = GRAMMAR.get(language, (None, None))
+        site, join = GRAMMAR.get(language, (None, None))
+        self._join: Callable[[str, dict[str, object]], str] | None = join
         #: The keys whose values the language's rule joins (found once: every other key is a plain format).
         self._joined = frozenset(k for k, t in entries.items() if site.search(t)) if site else frozenset()
 

@@ -168,14 +168,14 @@ def act(request: Request, form: Form) -> Response:
             try:
                 after, _entry = bank.apply(loaded.game, action)
             except UserError as error:  # the rule's sentence (bank.ActionRefused), or a name the edition lacks
-                raise Refusal(said(error.message, w), field) from None
+                raise Refusal(said(error.message, bank_page.page_words(w)), field) from None
             query = {"done": str(len(after.history))}
     except Refusal as refusal:
         return refused(request, loaded, form, refusal)
     except game.FieldError as error:
         return refused(request, loaded, form, Refusal(error.message, error.field))
     except UserError as error:
-        return refused(request, loaded, form, Refusal(said(error.message, w)))
+        return refused(request, loaded, form, Refusal(said(error.message, bank_page.page_words(w))))
     try:
         text = positions.dumps_after(loaded.text, loaded.game, after, loaded.edition_ref)
         version = store.write("game", name, text, loaded.version)

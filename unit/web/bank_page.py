@@ -28,9 +28,22 @@ from unit.calculator import bank, city, classic, rules
 from unit.calculator import position as positions
 from unit.calculator.edition import CityEdition, ClassicEdition, Street
 from unit.calculator.rulebook import RentReport
-from unit.errors import Text, UserError
+from unit.errors import Say, Text, UserError
 from unit.web.common import language_of, paired, session
 from unit.web.hub import UnitHub
+
+
+def page_words(words: i18n.Words) -> Say:
+    """``words``, except the bank's sentences that name a command line's option or verb (``--exemption``,
+    ``monopoly-city out``): the page says its own (``web.bank.said.*``: what to tap). The rules return the same
+    :class:`Text` to both; the words are chosen where they are said."""
+
+    def say(key: str, /, **values: object) -> str:
+        own = "web.bank.said." + key.removeprefix("bank.")
+        return words(own if key.startswith("bank.") and own in words else key, **values)
+
+    return say
+
 
 #: The history shown on the game page (newest first); ``?history=all`` shows every entry.
 HISTORY_SHOWN = 30
