@@ -125,7 +125,7 @@ def test_a_cross_site_form_post_from_another_page_is_refused(chromium, tmp_path)
         with evil_site(form) as evil:
             page.goto(evil)
             page.wait_for_url(base + "/press")
-            assert "cross-site request refused" in page.text_content("body")
+            assert "requête refusée : elle ne vient pas de cette page" in page.text_content("body")
         time.sleep(0.2)
         assert unit.runtime.unit.state == "off"
 

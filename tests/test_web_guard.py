@@ -200,7 +200,7 @@ def test_event_streams_are_limited_per_address_and_a_phone_still_gets_its_own() 
             assert sock.recv(4096).startswith(b"HTTP/1.1 200 ")
             streams.append(sock)
         status, text = get(port, "/events", source="127.0.0.2")
-        assert status == 429 and b"too many live streams" in text
+        assert status == 429 and text.decode().endswith("\r\n\r\ntrop de vues en direct depuis cette adresse : fermez un onglet\n")
         with connect(port) as phone:
             phone.sendall(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\n\r\n".encode())
             assert phone.recv(4096).startswith(b"HTTP/1.1 200 ")
@@ -332,6 +332,29 @@ def test_a_new_address_from_dhcp_is_served_once_read_and_the_old_one_refused() -
     box.now += names.refresh_seconds
     assert names.knows("10.0.0.7", None) and not names.knows("192.168.1.20", None)
     assert names.knows("10.0.0.9", "10.0.0.9")  # the address the connection came in on is always the box's
+
+
+def test_a_refusal_is_one_line_in_the_pages_language() -> None:
+    client = TestClient(guard.HostCheck(create_app(None), Box().names()), base_url="http://monopoly.local:8080")
+    french = "ce boîtier ne répond qu'à ses propres noms et adresses (celle affichée sur son écran)\n"
+    english = "this box answers only to its own names and addresses (the one on its screen)\n"
+    assert client.get("/", headers={"host": "evil.example:8080"}).text == french  # the service's language
+    assert client.get("/?lang=en", headers={"host": "evil.example:8080"}).text == english
+    client.get("/")  # a session
+    csrf = client.get("/remote").text.split('name="csrf" value="')[1].split('"')[0]
+    forged = client.post("/press", data={"button": "power", "csrf": csrf}, headers={"origin": "http://evil.example"})
+    assert (forged.status_code, forged.text) == (
+        403,
+        "requête refusée : elle ne vient pas de cette page (un autre site)\n",
+    )
+    assert client.post("/press", data={"button": "power"}).text == "jeton CSRF absent ou faux : rechargez la page\n"
+    assert client.get("/games/nowhere").text == "partie introuvable\n"
+    assert client.get("/nowhere").text == "introuvable\n"
+    client.get("/?lang=en")  # the page's language chosen: its cookie
+    forged = client.post("/press", data={"button": "power", "csrf": csrf}, headers={"origin": "http://evil.example"})
+    assert forged.text == "cross-site request refused\n"
+    assert client.get("/", headers={"host": "evil.example:8080"}).text == english
+    assert client.get("/games/nowhere").text == "no such game\n"
 
 
 @pytest.mark.parametrize("host", ["a" * 300, "", "monopoly.local:99999x", "[::1", "monopoly local"])

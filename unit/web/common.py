@@ -26,7 +26,7 @@ from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, RedirectResponse, Response
 
 from unit import i18n
-from unit.errors import UserError
+from unit.errors import Text, UserError, said
 from unit.fields import name_key
 from unit.web.caches import EditionCache, GameCache, PartCache, TitleCache
 from unit.web.hub import UnitHub
@@ -46,7 +46,7 @@ SECURITY_HEADERS = {
     "Cache-Control": "no-store",
 }
 #: How Starlette's own refusals (no such route, another method) have always been worded here.
-ROUTING_WORDS = {404: "not found", 405: "method not allowed"}
+ROUTING_WORDS = {404: "web.refused.not_found", 405: "web.refused.method_not_allowed"}
 
 Session = dict[str, Any]  # the signed cookie's value: ``id`` and, once paired, ``gen``
 Form = dict[str, str]  # a form's fields, the first value of each
@@ -89,10 +89,11 @@ def web_of(request: Request) -> Web:
 
 
 class Refused(HTTPException):
-    """A request refused with one plain line (``not paired``, ``no such game``...)."""
+    """A request refused with one plain line (``web.refused.not_paired``...), said in the page's language."""
 
-    def __init__(self, status: int, text: str):
-        super().__init__(status, text)
+    def __init__(self, status: int, text: str | Text):
+        super().__init__(status, text if isinstance(text, str) else text.key)
+        self.text = text
 
 
 class RefusedPage(HTTPException):
@@ -110,7 +111,9 @@ def refused(request: Request, exc: Exception) -> Response:
     assert isinstance(exc, HTTPException)  # registered for HTTPException only
     if isinstance(exc, RefusedPage):
         return page(request, exc.name, exc.status_code, **exc.values)
-    text = exc.detail if isinstance(exc, Refused) else ROUTING_WORDS.get(exc.status_code, exc.detail)
+    words = words_of(request)
+    key = ROUTING_WORDS.get(exc.status_code)
+    text = said(exc.text, words) if isinstance(exc, Refused) else words(key) if key else exc.detail
     return PlainTextResponse(
         text + "\n", status_code=exc.status_code, headers=SECURITY_HEADERS | dict(exc.headers or {})
     )
@@ -212,10 +215,10 @@ def client_key(request: Request) -> str:
 def poster(request: Request) -> Session:
     """The session of a same-origin request; :class:`Refused` for a cross-site one or a visitor without one."""
     if not same_origin(request):
-        raise Refused(403, "cross-site request refused")
+        raise Refused(403, Text("web.refused.cross_site"))
     visitor = session(request)
     if visitor is None:
-        raise Refused(403, "no session: load a page first")
+        raise Refused(403, Text("web.refused.no_session"))
     return visitor
 
 
@@ -223,7 +226,7 @@ def check_token(request: Request, visitor: Session, token: str) -> None:
     """:class:`Refused` unless ``token`` is the session's CSRF token."""
     expected = web_of(request).signer.csrf(str(visitor.get("id", "")))
     if not secrets.compare_digest(token.encode(), expected.encode()):
-        raise Refused(403, "missing or wrong CSRF token")
+        raise Refused(403, Text("web.refused.csrf"))
 
 
 async def checked_form(request: Request) -> tuple[Session, Form]:
@@ -231,12 +234,12 @@ async def checked_form(request: Request) -> tuple[Session, Form]:
     visitor = poster(request)
     ctype = request.headers.get("content-type", "").split(";")[0].strip().lower()
     if ctype != "application/x-www-form-urlencoded":
-        raise Refused(415, "expected a form")
+        raise Refused(415, Text("web.refused.expected_form"))
     body = await request.body()  # bounded by BodyLimit
     try:
         parsed = parse_qs(body.decode("utf-8"), keep_blank_values=True, max_num_fields=20, strict_parsing=False)
     except (UnicodeDecodeError, ValueError):
-        raise Refused(400, "malformed form") from None
+        raise Refused(400, Text("web.refused.malformed_form")) from None
     fields = {key: values[0] for key, values in parsed.items()}
     check_token(request, visitor, fields.pop("csrf", "") or request.headers.get("x-csrf-token", ""))
     return visitor, fields

@@ -295,8 +295,11 @@ def answer(obj: dict[str, Any], status: int = 200) -> JSONResponse:
 
 
 def too_large(scope: Scope, limit: int) -> str:
-    """The upload's refusal over :data:`MAX_UPLOAD` (said by the body limit): the loader's line."""
+    """A body over the limit (said by the body limit): the upload's, over :data:`MAX_UPLOAD`, is the loader's
+    line; any other request's, one line in the page's language."""
     request = Request(scope)
+    if scope["path"] != UPLOAD_PATH:
+        return words_of(request)("web.refused.too_large")
     name = request.query_params.get("name", "")
     where = source_of(name) if NAME_RE.match(name) else uploaded_file(request) or KIND
     return UserError(where, Text("errors.too_large", limit=limit, what=Text("errors.a.edition"))).say(words_of(request))
@@ -347,9 +350,9 @@ def find(request: Request) -> tuple[str, CityEdition, str]:
     try:
         loaded, _text, version = stored(web_of(request).store, name)
     except (FileNotFoundError, UserError):
-        raise Refused(404, "not found") from None
+        raise Refused(404, Text("web.refused.not_found")) from None
     if not isinstance(loaded, CityEdition) or version is None:
-        raise Refused(404, "not a City edition")
+        raise Refused(404, Text("web.refused.not_a_city_edition"))
     return name, loaded, version
 
 
@@ -420,7 +423,7 @@ def show(request: Request) -> Response:
         try:
             loaded, _text, version = stored(web_of(request).store, name, lang)
         except (FileNotFoundError, UserError):
-            raise Refused(404, "not found") from None
+            raise Refused(404, Text("web.refused.not_found")) from None
     context: dict[str, Any] = {"slug": name, "shipped": name in SHIPPED, "total": CITY_DISTRICTS}
     if isinstance(loaded, UserError):
         return page(request, "edition", broken=said(loaded, request), **context)
@@ -504,7 +507,7 @@ def save(request: Request, fields: Form, what: str) -> Response:
     if what == "card":
         n = _index(fields.get("n"), len(ed.districts))
         if fields.get("n") and n is None:
-            raise Refused(400, "no such card")
+            raise Refused(400, Text("web.refused.no_such_card"))
         errors, result = checked(card_builder(ed, n), uncarried(card_values(fields), fields, ed, lang), source, lang)
     else:
         n = None
@@ -585,7 +588,7 @@ def delete_card(request: Request, fields: Form) -> Response:
     name, ed, _version = find(request)
     n = _index(fields.get("n"), len(ed.districts))
     if n is None:
-        raise Refused(400, "no such card")
+        raise Refused(400, Text("web.refused.no_such_card"))
     data = document(ed)
     flat = [(group, d) for group in data["groups"] for d in range(len(group["districts"]))]
     group, d = flat[n]
@@ -612,7 +615,7 @@ def download(request: Request) -> Response:
         try:
             text, _version = web_of(request).store.read(KIND, name)
         except (FileNotFoundError, UserError):
-            raise Refused(404, "not found") from None
+            raise Refused(404, Text("web.refused.not_found")) from None
         filename = source_of(name)
     headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{filename}"'}
     return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
@@ -622,7 +625,7 @@ def template(request: Request) -> Response:
     """The commented template of ``monopoly-city edition template KIND``, in the page's language."""
     kind = request.path_params["kind"]
     if kind not in TEMPLATES:
-        raise Refused(404, "not found")
+        raise Refused(404, Text("web.refused.not_found"))
     folder = resources.files("unit.calculator").joinpath("editions")
     translated = folder.joinpath(TEMPLATES[kind].replace(".yaml", f".{language_of(request)}.yaml"))
     text = (translated if translated.is_file() else folder.joinpath(TEMPLATES[kind])).read_text(encoding="utf-8")

@@ -40,7 +40,7 @@ from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS
 from unit.calculator.rulebook import RentReport
 from unit.calculator.rulebook import words as rule_words
-from unit.errors import MonopolyCityError, UserError, said
+from unit.errors import MonopolyCityError, Text, UserError, said
 from unit.fields import name_key
 from unit.web import bank_page
 from unit.web.common import (
@@ -244,10 +244,10 @@ def load(request: Request, name: str) -> Loaded:
     try:
         return Loaded(web_of(request), name, language_of(request))
     except FileNotFoundError:
-        raise Refused(404, "no such game") from None
+        raise Refused(404, Text("web.refused.no_such_game")) from None
     except UserError as error:
         if error.where in ("game", "edition"):  # the name itself
-            raise Refused(404, "no such game") from None
+            raise Refused(404, Text("web.refused.no_such_game")) from None
         raise broken(request, name, error) from None
 
 
@@ -624,7 +624,7 @@ def game_file(request: Request) -> Response:
     try:
         text, _version = web_of(request).store.read("game", name)
     except (FileNotFoundError, UserError):
-        raise Refused(404, "no such game") from None
+        raise Refused(404, Text("web.refused.no_such_game")) from None
     headers = SECURITY_HEADERS | {"Content-Disposition": f'attachment; filename="{name}.game.yaml"'}
     return Response(text, media_type="application/yaml; charset=utf-8", headers=headers)
 

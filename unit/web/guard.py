@@ -36,9 +36,11 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 
 import h11
+from starlette.requests import HTTPConnection
 from starlette.types import ASGIApp, Receive, Scope, Send
 from uvicorn.protocols.http.h11_impl import H11Protocol
 
+from unit import i18n
 from unit.web.address import local_addresses
 
 App = ASGIApp
@@ -113,6 +115,8 @@ class Shares:
     #: How many connections and streams were refused, and taken back for a newcomer.
     refused: int = 0
     evicted: int = 0
+    #: The service's language (serve --lang): a refusal before any request is read is said in it.
+    language: str = i18n.REFERENCE
 
     def total(self, table: dict[str, list[Connection]]) -> int:
         return sum(len(held) for held in table.values())
@@ -200,7 +204,7 @@ def protocol(shares: Shares) -> type[H11Protocol]:
             self.opened = time.monotonic()
             self.app = self.guarded  # the streams' share, per request (uvicorn calls self.app)
             if not shares.admit(self):
-                self.refuse(503, "Service Unavailable", "too many connections from this address")
+                self.refuse(503, "Service Unavailable", said("web.refused.too_many_connections", shares.language))
                 return
             self.wait_for("head", shares.limits.head_seconds)
 
@@ -254,7 +258,7 @@ def protocol(shares: Shares) -> type[H11Protocol]:
             else:  # between requests (their state IDLE): no answer under way; 408 if part of a head came
                 started = bool(self.conn.trailing_data[0])
             if started:
-                self.transport.write(_refusal(408, "Request Timeout", "request too slow: send it again"))
+                self.transport.write(_refusal(408, "Request Timeout", said("web.refused.too_slow", shares.language)))
             self.transport.close()
 
         def refuse(self, status: int, reason: str, text: str) -> None:
@@ -280,7 +284,7 @@ def protocol(shares: Shares) -> type[H11Protocol]:
                 await app(scope, receive, send)
                 return
             if not shares.stream(self):
-                await _answer(send, 429, "too many live streams from this address: close a tab")
+                await _answer(send, 429, said("web.refused.too_many_streams", language_of(scope, shares.language)))
                 return
             self.streaming = True
             try:
@@ -290,6 +294,20 @@ def protocol(shares: Shares) -> type[H11Protocol]:
                 shares.stream_ended(self)
 
     return GuardedProtocol
+
+
+def language_of(scope: Scope, default: str) -> str:
+    """A request's language as its page's (``?lang=``, then the page's cookie), else ``default`` (the service's)."""
+    from unit.web.common import LANG_COOKIE  # the pages' own cookie (common imports the pages' whole machinery)
+
+    request = HTTPConnection(scope)
+    wanted = request.query_params.get("lang") or request.cookies.get(LANG_COOKIE) or default
+    return wanted if wanted in i18n.languages() else default
+
+
+def said(key: str, language: str) -> str:
+    """The refusal ``key`` (``web.refused.*``) in ``language``."""
+    return i18n.words(language)(key)
 
 
 async def _answer(send: Send, status: int, text: str) -> None:
@@ -380,9 +398,10 @@ class HostCheck:
     rebinding) sends its own, and gets nothing, not a page, a cookie or a CSRF token.
     """
 
-    def __init__(self, app: App, names: BoxNames | None = None):
+    def __init__(self, app: App, names: BoxNames | None = None, language: str = i18n.REFERENCE):
         self.app = app
         self.names = names if names is not None else BoxNames()
+        self.language = language  # the service's: the line's language when the request names none
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope["type"] not in ("http", "websocket") or self.allowed(scope):
@@ -390,7 +409,7 @@ class HostCheck:
         elif scope["type"] == "websocket":
             await send({"type": "websocket.close", "code": 1008})
         else:
-            await _answer(send, 421, "this box answers only to its own names and addresses (the one on its screen)")
+            await _answer(send, 421, said("web.refused.wrong_host", language_of(scope, self.language)))
 
     def allowed(self, scope: Scope) -> bool:
         hosts = [value for key, value in scope.get("headers") or () if key == b"host"]

@@ -25,6 +25,7 @@ from starlette.responses import Response, StreamingResponse
 from unit import i18n
 from unit.core import views
 from unit.core.menu import MenuItem
+from unit.errors import Text
 from unit.web.common import (
     SECURITY_HEADERS,
     Refused,
@@ -118,13 +119,13 @@ async def press(request: Request) -> Response:
     session, fields = await checked_form(request)
     button, action = fields.get("button"), fields.get("action", "press")
     if button not in BUTTON_NAMES or action not in ("press", "release"):
-        raise Refused(400, "expected button=power|auction|build and action=press|release")
+        raise Refused(400, Text("web.refused.bad_press"))
     held = web.held.setdefault(str(session.get("id")), {})
     # A button this phone holds may always be let go (switching off unpairs it mid-press).
     if not (paired(request, session) or (action == "release" and button in held)):
-        raise Refused(403, "not paired")
+        raise Refused(403, Text("web.refused.not_paired"))
     if not await web.hub.send({action: button}):
-        raise Refused(503, "the unit is not running")
+        raise Refused(503, Text("web.refused.unit_not_running"))
     if action == "press":
         if button in held:
             held[button].cancel()
@@ -171,12 +172,12 @@ async def settings_post(request: Request) -> Response:
     web = web_of(request)
     session, fields = await checked_form(request)
     if not paired(request, session):
-        raise Refused(403, "not paired")
+        raise Refused(403, Text("web.refused.not_paired"))
     known = web.hub.snapshot.get("settings") or {}
     changes: dict[str, Any] = {}
     for key, text in fields.items():
         if key not in known:
-            raise Refused(400, f"unknown setting {key[:40]!r}")
+            raise Refused(400, Text("web.refused.unknown_setting", key=repr(key[:40])))
         changes[key] = setting_value(text)
     if not changes:
         return see_other("/settings")

@@ -241,7 +241,7 @@ class BodyLimit:
     """ASGI middleware: a request body over ``limit`` bytes is answered 413 before the app sees it.
 
     ``larger`` gives a few paths a larger, still bounded, limit (an edition's upload); ``explain(scope,
-    limit)``, if given, words the refusal on those paths.
+    limit)``, if given, words the refusal (in the page's language).
     """
 
     def __init__(
@@ -260,7 +260,7 @@ class BodyLimit:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         limit = self.larger.get(scope["path"], self.limit)
-        text = self.explain(scope, limit) + "\n" if self.explain and scope["path"] in self.larger else None
+        text = self.explain(scope, limit) + "\n" if self.explain else None
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):

@@ -26,7 +26,9 @@ def serve(host: str, port: int, state_dir: str | None, language: str, data_dir: 
     listener = listen(host, port, where)
     app = create_app(state_dir, language, data_dir)
     app.state.web.hub.listening = (host, port)  # the unit shows it on its phone screen
-    config = uvicorn.Config(**options(guard.HostCheck(app), host, port, guard.Shares()))
+    config = uvicorn.Config(
+        **options(guard.HostCheck(app, language=language), host, port, guard.Shares(language=language))
+    )
     server = uvicorn.Server(config)
     words = i18n.words(language)  # said in the pages' own language, French by default
     print(words("web.serving", where=escape(where)), flush=True)
