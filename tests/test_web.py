@@ -437,3 +437,25 @@ def test_a_page_that_falls_behind_loses_its_stream_and_the_others_miss_nothing()
         assert waiting[-1] is None  # its stream ends; the browser reconnects from a fresh snapshot
 
     asyncio.run(scenario())
+
+
+def test_serve_without_state_dir_looks_where_run_keeps_the_unit_and_says_where(monkeypatch, tmp_path, capsys):
+    # `make run` starts `monopoly-city run` (the emulator, or the terminal) without --state-dir: its state and
+    # its socket go to the user's configuration folder. `serve` without --state-dir looks there too.
+    import unit.web.server
+    from unit.app import config as configuration
+    from unit.app import launch
+    from unit.cli import main
+
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
+    monkeypatch.setattr(launch, "is_raspberry_pi", lambda: False)
+    served = {}
+    monkeypatch.setattr(unit.web.server, "serve", lambda *args: served.update(args=args))
+    assert main(["serve"]) == 0
+    host, port, state_dir, language, data_dir = served["args"]
+    ran = launch.Launch(configuration.load(), launch.Request(backend="terminal")).state_dir
+    assert state_dir == ran == str(tmp_path / "config" / "monopoly-city")
+    assert data_dir == str(tmp_path / "data" / "monopoly-city")  # the calculator's files stay where they were
+    assert main(["serve", "--state-dir", str(tmp_path / "s")]) == 0
+    assert served["args"][2:5:2] == (str(tmp_path / "s"), str(tmp_path / "s" / "calculator"))

@@ -454,3 +454,29 @@ def test_a_flood_of_uploads_stops_at_the_quota(editor) -> None:
         if answer.status_code != 200:
             assert "already holds 10 files" in answer.json()["error"]
     assert kept == 9  # the edition made by the fixture is the tenth
+
+
+# --- where serve says the pages are: what the Host check accepts -----------------------------------------
+
+
+def test_serve_names_the_addresses_a_phone_can_open_and_each_is_accepted() -> None:
+    from unit.web.server import serving_urls
+
+    box = Box()
+    box.hostname, box.addresses = "monopoly.home.example", ["192.168.1.20", "10.0.0.7"]
+    names = box.names()
+    urls = serving_urls("0.0.0.0", 8080, names)
+    assert urls == [
+        "http://monopoly.local:8080/",
+        "http://10.0.0.7:8080/",
+        "http://192.168.1.20:8080/",
+        "http://localhost:8080/",
+    ]
+    assert serving_urls("::", 80, names)[0] == "http://monopoly.local/"
+    assert serving_urls("127.0.0.1", 8080, names) == ["http://127.0.0.1:8080/"]
+    assert serving_urls("::1", 8080, names) == ["http://[::1]:8080/"]
+    app = guard.HostCheck(create_app(None), names)
+    for url in urls:
+        host = url.removeprefix("http://").rstrip("/")
+        client = TestClient(app, base_url="http://monopoly.local:8080")
+        assert client.get("/", headers={"host": host}).status_code == 200, host

@@ -106,12 +106,15 @@ def cmd_serve(args: argparse.Namespace) -> int:
         raise UserError(
             "serve", f"the phone companion needs the web extra ({error.name} is missing): pip install -e '.[web]'"
         ) from None
-    from unit.app.launch import is_raspberry_pi
+    from unit.app import launch
+    from unit.web.store import default_root
 
     _configure_logging(args.verbose)
-    state_dir = args.state_dir or (DEFAULT_PI_STATE_DIR if is_raspberry_pi() else None)
-    state_dir = os.path.abspath(state_dir) if state_dir else None
-    data_dir = os.path.abspath(args.data) if args.data else None  # None: the default beside the state (store.py)
+    # The unit's folder: --state-dir, else where `run` keeps it on this machine (the Pi service's, make run's).
+    state_dir = os.path.abspath(args.state_dir or launch.default_state_dir())
+    # The calculator's files: --data, else beside --state-dir, else (a laptop) the user's data folder, as before.
+    given = args.state_dir or (DEFAULT_PI_STATE_DIR if launch.is_raspberry_pi() else None)
+    data_dir = os.path.abspath(args.data) if args.data else str(default_root(os.path.abspath(given) if given else None))
     serve(args.host, args.port, state_dir, args.lang, data_dir)
     return 0
 

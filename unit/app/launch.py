@@ -38,6 +38,17 @@ def is_raspberry_pi() -> bool:
         return False
 
 
+def default_state_dir() -> str:
+    """Where ``run`` keeps its state, and opens the phone companion's socket, without ``--state-dir`` on this
+    machine: the service's folder on a Raspberry Pi (the gpio backend), else the user's configuration folder
+    (the emulator or the terminal: ``make run``). ``serve`` looks there too."""
+    if is_raspberry_pi():
+        return DEFAULT_PI_STATE_DIR
+    from unit.app.settings import user_config_dir
+
+    return str(user_config_dir())
+
+
 def default_backend() -> str:
     """The real hardware on a Raspberry Pi, the emulator window where there is a display, else the terminal."""
     if is_raspberry_pi():
@@ -91,7 +102,7 @@ class Launch:
         elif state_dir is None and self.backend_name in ("emulator", "terminal") and not self.scenario:
             from unit.app.settings import user_config_dir
 
-            state_dir = str(user_config_dir())  # a laptop: the settings menu's choices are kept there
+            state_dir = str(user_config_dir())  # a laptop: the settings menu's choices are kept there (and serve's)
         # Absolute paths now: importing lgpio may chdir() the whole process (to $LG_WD).
         return os.path.abspath(state_dir) if state_dir else None
 

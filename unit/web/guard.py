@@ -353,6 +353,14 @@ class BoxNames:
         self.ips = frozenset(str(ipaddress.ip_address(ip)) for ip in self._addresses())
         self._read_at = self._clock()
 
+    def openable(self) -> list[str]:
+        """The names a phone can open, read now, each one :meth:`knows`: ``NAME.local`` (mDNS), the IP addresses,
+        then ``localhost`` (this machine only)."""
+        self.read()
+        local = sorted(n for n in self.names if n.endswith(".local"))
+        ips = sorted(self.ips, key=lambda ip: (ipaddress.ip_address(ip).version, ipaddress.ip_address(ip)))
+        return [*local, *ips, LOOPBACK_NAMES[0]]
+
     def knows(self, name: str, local_ip: str | None) -> bool:
         """Whether ``name`` (a Host without its port) is this box, reached at ``local_ip``."""
         name = name.rstrip(".").lower()

@@ -13,6 +13,7 @@ import uvicorn
 from unit import i18n
 from unit.errors import ArgumentError, Text
 from unit.web import guard
+from unit.web.address import ANY_HOSTS
 from unit.web.app import create_app
 from unit.yamlfile import escape
 
@@ -22,24 +23,41 @@ log = logging.getLogger(__name__)
 def serve(host: str, port: int, state_dir: str | None, language: str, data_dir: str | None = None) -> None:
     """Serve until interrupted; says where, and whether the unit's socket is expected. A port in use or an address
     that is not this machine's is one line (:func:`listen`), exit status 2: systemd does not restart it for ever."""
-    where = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
+    where = url(host, port)
     listener = listen(host, port, where)
     app = create_app(state_dir, language, data_dir)
     app.state.web.hub.listening = (host, port)  # the unit shows it on its phone screen
-    config = uvicorn.Config(
-        **options(guard.HostCheck(app, language=language), host, port, guard.Shares(language=language))
-    )
+    names = guard.BoxNames()  # one source: the addresses said here are the ones the Host check lets in
+    checked = guard.HostCheck(app, names, language)
+    config = uvicorn.Config(**options(checked, host, port, guard.Shares(language=language)))
     server = uvicorn.Server(config)
     words = i18n.words(language)  # said in the pages' own language, French by default
-    print(words("web.serving", where=escape(where)), flush=True)
+    print(words("web.serving", where=escape(", ".join(serving_urls(host, port, names)))), flush=True)
     if state_dir is None:
         print(words("web.serving_no_unit"), flush=True)
+    else:  # where the unit's socket is looked for: a unit started with another --state-dir is not found
+        print(words("web.serving_unit", dir=escape(state_dir)), flush=True)
     # The program as started (its modules, templates, editions) lives as long as the service: a full collection
     # need not look through it again. Without this, one every hundred payments or so took 20 ms of CPU (under
     # 10 % of a core, a payment's 100 ms; benchmarks/web_bank.py); now 3.
     gc.collect()
     gc.freeze()
     server.run(sockets=[listener])
+
+
+def url(host: str, port: int) -> str:
+    """``http://HOST:PORT/`` (an IPv6 address in brackets, no port for 80)."""
+    shown = f"[{host}]" if ":" in host else host
+    return f"http://{shown}/" if port == 80 else f"http://{shown}:{port}/"
+
+
+def serving_urls(host: str, port: int, names: guard.BoxNames) -> list[str]:
+    """The addresses a phone can open for a service listening on ``host``: on every address (0.0.0.0, ::), the
+    box's ``NAME.local``, its IP addresses and localhost (this machine), as ``names`` (the Host check's) knows
+    them; else ``host`` itself."""
+    if host not in ANY_HOSTS:
+        return [url(host, port)]
+    return [url(name, port) for name in names.openable()]
 
 
 def listen(host: str, port: int, where: str) -> socket.socket:
