@@ -8,9 +8,20 @@ import pytest
 from unit.cli import main
 
 CASES = [
-    (["simulate"], "arguments obligatoires manquants : SCENARIO.yaml", "the following arguments are required"),
+    (
+        ["simulate"],
+        "arguments obligatoires manquants : SCÉNARIO.yaml",
+        "the following arguments are required: SCENARIO",
+    ),
     (["fortune", "x.yaml", "--variant", "slow"], "choix invalide : 'slow'", "invalid choice: 'slow'"),
-    (["simulate", "x.yaml", "--seed", "many"], "valeur invalide (int) : 'many'", "invalid int value: 'many'"),
+    (["simulate", "x.yaml", "--seed", "many"], "valeur invalide (nombre entier) : 'many'", "invalid int value: 'many'"),
+    (
+        ["edition", "template"],
+        "arguments obligatoires manquants : MODÈLE",
+        "the following arguments are required: KIND",
+    ),
+    (["bogus"], "argument COMMANDE : choix invalide : 'bogus'", "argument COMMAND: invalid choice: 'bogus'"),
+    (["run", "--s", "x"], "option ambiguë : --s peut être --state-dir, --script", "ambiguous option: --s could match"),
     (["simulate", "x.yaml", "--nope"], "arguments inconnus : --nope", "unrecognized arguments: --nope"),
 ]
 
@@ -58,3 +69,11 @@ def test_a_negative_number_argparse_reads_is_refused_by_the_rules(capsys, tmp_pa
     game.write_text(capsys.readouterr().out, encoding="utf-8")
     assert main(["pay", str(game), "Bruno", "Alice", "-500"]) == 2
     assert capsys.readouterr().err == "monopoly-city: MONTANT: attendu un montant d'au moins 0, reçu -500\n"
+
+
+@pytest.mark.parametrize("extra", [["--lang", "en"], ["--lang=en"]])
+def test_no_command_says_which_are_missing_in_the_language_asked_for(capsys, extra):
+    for argv, expected in (([], "arguments obligatoires manquants : COMMANDE"), (extra, "required: COMMAND")):
+        with pytest.raises(SystemExit) as caught:
+            main(argv)
+        assert caught.value.code == 2 and expected in capsys.readouterr().err

@@ -404,6 +404,50 @@ def test_every_output_is_french_by_default(capsys, table, monkeypatch):
     assert found == {}
 
 
+def every_command() -> list[tuple[str, ...]]:
+    """``()`` (monopoly-city itself), every command and every command of a command (``game new``)."""
+    import argparse
+
+    from unit.cli import build_parser
+
+    def below(parser: argparse.ArgumentParser, path: tuple[str, ...]) -> list[tuple[str, ...]]:
+        found = [path]
+        for action in parser._actions:
+            if isinstance(action, argparse._SubParsersAction):
+                for name, sub in action.choices.items():
+                    found += below(sub, (*path, name))
+        return found
+
+    return below(build_parser(), ())
+
+
+#: argparse's own English, which its gettext hook would say (« usage: », its headings, -h's line).
+ARGPARSE_ENGLISH = ("usage:", "positional arguments", "options:", "show this help", "show program's version")
+
+
+@pytest.mark.parametrize("command", every_command(), ids=lambda c: " ".join(c) or "monopoly-city")
+def test_every_help_is_french_by_default_and_english_with_lang_en(capsys, command):
+    status, french, err = run(capsys, *command, "--help")
+    assert status == 0 and err == ""
+    assert french.startswith(" ".join(("utilisation : monopoly-city", *command)))
+    assert "options :\n" in french and "-h, --help" in french and "afficher cette aide et s'arrêter" in french
+    assert [e for e in ARGPARSE_ENGLISH if e in french] == [] and "cli.help" not in french
+    assert english_in(french) == [], french
+    status, english, _ = run(capsys, *command, "--help", "--lang", "en")
+    assert status == 0 and english.startswith(" ".join(("usage: monopoly-city", *command)))
+    assert "show this help message and exit" in english and "cli.help" not in english
+    assert [line.split()[0] for line in english.splitlines() if line.startswith("  -")] == [
+        line.split()[0] for line in french.splitlines() if line.startswith("  -")
+    ]  # the same options, by the same names
+
+
+def test_the_help_language_may_come_before_the_command(capsys):
+    status, english, _ = run(capsys, "--lang", "en", "--help")
+    assert status == 0 and english.startswith("usage: monopoly-city") and "positional arguments:" in english
+    status, french, _ = run(capsys, "--help")
+    assert status == 0 and "arguments positionnels :" in french and "COMMANDE" in french
+
+
 def test_a_french_help_names_the_values_in_french(capsys):
     status, usage, _ = run(capsys, "pay", "--help")
     assert status == 0 and "PARTIE.yaml PAYEUR [BÉNÉFICIAIRE] [MONTANT]" in " ".join(usage.split())

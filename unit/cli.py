@@ -115,7 +115,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # The calculator's files: --data, else beside --state-dir, else (a laptop) the user's data folder, as before.
     given = args.state_dir or (DEFAULT_PI_STATE_DIR if launch.is_raspberry_pi() else None)
     data_dir = os.path.abspath(args.data) if args.data else str(default_root(os.path.abspath(given) if given else None))
-    serve(args.host, args.port, state_dir, args.lang, data_dir)
+    serve(args.host, args.port, state_dir, args.lang or i18n.REFERENCE, data_dir)
     return 0
 
 
@@ -143,15 +143,64 @@ def _columns() -> int:
         return 80
 
 
+#: argparse's own headings (its English: no translation of argparse is installed) and the catalog's key for each.
+HEADINGS = {"positional arguments": "cli.argparse.positionals", "options": "cli.argparse.options"}
+#: The unit's commands' values (argparse's metavars) and each one's key under ``cli.metavar.``: said in the help's
+#: language when a help or an error shows them (the calculator's are said when its parsers are made:
+#: :data:`unit.calculator.commands.PLACES`). Not at every start: the unit's start does without the words.
+METAVARS = {
+    "SCENARIO.yaml": "scenario",
+    "FILE": "file",
+    "DIR": "dir",
+    "SECONDS": "seconds",
+    "COMMAND": "command",
+    "ACTION": "action",
+    "ADDRESS": "address",
+    "PORT": "port",
+}
+
+
+def help_values() -> dict[str, object]:
+    """The values the help texts name (``{pi_state_dir}``, ``{shipped}``): read from the code, not copied."""
+    from unit.calculator.edition import SHIPPED
+
+    return {"pi_state_dir": DEFAULT_PI_STATE_DIR, "shipped": ", ".join(SHIPPED)}
+
+
 class Formatter(argparse.HelpFormatter):
-    """argparse's help formatter, as wide as the terminal (:func:`_columns`)."""
+    """argparse's help formatter, as wide as the terminal (:func:`_columns`), saying every text in the help's
+    language (:attr:`Parser.language`): a ``help=`` or ``description=`` is a catalog key (``cli.help.*``), and
+    argparse's own words (« usage: », its headings) are the catalog's. The words are read only when a help is
+    shown: argparse makes a formatter for each option it adds."""
 
     def __init__(self, prog: str) -> None:
         super().__init__(prog, width=_columns() - 2)  # as argparse leaves two columns free
 
+    @staticmethod
+    def said(text: str | None) -> str | None:
+        """``text`` in the help's language if it is a catalog key, else as it is."""
+        words = i18n.words(Parser.language)
+        return words(text, **help_values()) if text is not None and text in words else text
+
+    def add_usage(self, usage: str | None, actions: Any, groups: Any, prefix: str | None = None) -> None:
+        if prefix is None:
+            prefix = i18n.words(Parser.language)("cli.argparse.usage")
+        super().add_usage(usage, actions, groups, prefix)
+
+    def start_section(self, heading: str | None) -> None:
+        super().start_section(self.said(HEADINGS.get(heading or "", heading)))
+
+    def add_text(self, text: str | None) -> None:
+        super().add_text(self.said(text))
+
+    def _get_help_string(self, action: argparse.Action) -> str | None:
+        said = self.said(action.help)
+        return said.replace("%", "%%") if said is not None and said != action.help else said  # argparse's % next
+
 
 class Parser(argparse.ArgumentParser):
-    """argparse, with its own errors said like every other error: one line, exit 2, in the table's language.
+    """argparse, with its own errors said like every other error: one line, exit 2, in the table's language,
+    and its help in the language asked for (:class:`Formatter`).
 
     argparse prints the usage and then its message, in English; here the message is put into words from
     the catalog (``cli.argparse.*``), on one line that says where the help is.
@@ -162,7 +211,26 @@ class Parser(argparse.ArgumentParser):
 
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs.setdefault("formatter_class", Formatter)  # the subcommands' parsers too
+        helped = kwargs.get("add_help", True)
+        kwargs["add_help"] = False
         super().__init__(*args, **kwargs)
+        if helped:  # argparse's own -h, its line said by the formatter
+            self.add_argument("-h", "--help", action="help", default=argparse.SUPPRESS, help="cli.help.help")
+
+    def format_usage(self) -> str:
+        self._say_metavars()
+        return super().format_usage()
+
+    def format_help(self) -> str:
+        self._say_metavars()
+        return super().format_help()
+
+    def _say_metavars(self) -> None:
+        """The unit's metavars (:data:`METAVARS`) in the help's language, once a help or a usage is shown."""
+        words = i18n.words(self.language)
+        for action in self._actions:
+            if isinstance(action.metavar, str) and action.metavar in METAVARS:
+                action.metavar = words(f"cli.metavar.{METAVARS[action.metavar]}")
 
     def error(self, message: str) -> NoReturn:
         words = i18n.words(self.language)
@@ -197,7 +265,13 @@ ARGPARSE = (
     (r"invalid choice: (?P<value>.*) \(choose from (?P<choices>.*)\)", "invalid_choice"),
     (r"invalid (?P<type>\w+) value: (?P<value>.*)", "invalid_value"),
     (r"expected one argument", "expected_one"),
+    (r"expected at most one argument", "expected_at_most_one"),
+    (r"expected at least one argument", "expected_at_least_one"),
+    (r"expected (?P<n>\d+) arguments?", "expected_n"),
     (r"not allowed with argument (?P<other>.*)", "not_allowed_with"),
+    (r"ambiguous option: (?P<option>\S+) could match (?P<matches>.*)", "ambiguous"),
+    (r"ignored explicit argument (?P<value>.*)", "ignored_explicit"),
+    (r"one of the arguments (?P<names>.*) is required", "one_of_required"),
 )
 
 
@@ -209,11 +283,21 @@ def argparse_said(message: str, words: i18n.Words) -> str:
             values = match.groupdict()
             if len(values.get("value", "")) > 60:  # a 5,000-digit --dice is said in a line, not a page
                 values["value"] = values["value"][:57] + "..."
+            if "names" in values:  # the unit's metavars, as its help says them
+                values["names"] = ", ".join(metavar_said(n, words) for n in values["names"].split(", "))
+            if f"cli.argparse.type.{values.get('type')}" in words:  # « nombre entier », not int
+                values["type"] = words(f"cli.argparse.type.{values['type']}")
             rest = words(f"cli.argparse.{key}", **values)
             break
     if sep:
-        return words("cli.argparse.argument", name=name.removeprefix("argument "), message=rest)
+        return words("cli.argparse.argument", name=metavar_said(name.removeprefix("argument "), words), message=rest)
     return rest
+
+
+def metavar_said(name: str, words: i18n.Words) -> str:
+    """A metavar of the unit's commands (:data:`METAVARS`) in the language of ``words``; others as they are."""
+    key = METAVARS.get(name)
+    return name if key is None else words(f"cli.metavar.{key}")
 
 
 def _port(text: str) -> int:
@@ -243,94 +327,83 @@ def build_parser(calculator: bool = True) -> argparse.ArgumentParser:
     """The whole command line; without ``calculator``, only the unit's commands (a faster start)."""
     parser = Parser(
         prog="monopoly-city",
-        description="Monopoly City Unit: the game's electronic trading unit, and a rules and rent calculator.",
+        description="cli.help.main.description",
     )
-    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}")
+    parser.add_argument("--version", action="version", version=f"%(prog)s {__version__}", help="cli.help.version")
+    # --lang before the command (monopoly-city --lang en --help): the command's own --lang when it has none
+    parser.add_argument("--lang", choices=i18n.languages(), dest="main_lang", help="cli.help.main.lang")
     commands = parser.add_subparsers(dest="command", metavar="COMMAND")
     commands.required = True
 
     sim = commands.add_parser(
         "simulate",
-        help="run a scenario on a virtual clock and print what the unit does (JSON Lines)",
-        description="Run the unit on a virtual clock, as fast as possible, and print one JSON object "
-        "per observable change (docs/simulate.md).",
+        help="cli.help.simulate.summary",
+        description="cli.help.simulate.description",
     )
-    sim.add_argument("scenario", metavar="SCENARIO.yaml", help="the scripted presses (docs/simulate.md)")
-    sim.add_argument("--seed", type=int, help="seed for the build draws (wins over the scenario's seed)")
-    sim.add_argument("--config", metavar="FILE", help="configuration overrides (wins over the scenario's config)")
-    sim.add_argument("--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)")
+    sim.add_argument("scenario", metavar="SCENARIO.yaml", help="cli.help.simulate.scenario")
+    sim.add_argument("--seed", type=int, metavar="N", help="cli.help.simulate.seed")
+    sim.add_argument("--config", metavar="FILE", help="cli.help.simulate.config")
+    sim.add_argument("--lang", choices=i18n.languages(), help="cli.help.common.unit_lang")
     sim.set_defaults(func=cmd_simulate)
 
     run = commands.add_parser(
         "run",
-        help="start the unit in real time (the emulator window on a laptop)",
-        description="Start the unit in real time on a backend: the pygame emulator window, or headless "
-        "(no window: a trace and frames). docs/user-guide.en.md explains the buttons.",
+        help="cli.help.run.summary",
+        description="cli.help.run.description",
     )
     run.add_argument(
         "--backend",
         choices=backends.names(),
-        help="default: gpio on a Raspberry Pi, emulator where there is a display, terminal elsewhere",
+        help="cli.help.run.backend",
     )
-    run.add_argument(
-        "--pins", choices=["lgpio", "mock"], help="gpio: the pin factory (default: lgpio on a Pi, mock elsewhere)"
-    )
+    run.add_argument("--pins", choices=["lgpio", "mock"], help="cli.help.run.pins")
     run.add_argument(
         "--state-dir",
         metavar="DIR",
-        help="keep the game in progress and the settings menu's choices here, to survive a power cut "
-        f"(default on a Pi: {DEFAULT_PI_STATE_DIR}; with the emulator: the user's configuration folder)",
+        help="cli.help.run.state_dir",
     )
-    run.add_argument("--config", metavar="FILE", help="configuration overrides (see unit/app/defaults.yaml)")
-    run.add_argument("--lang", choices=i18n.languages(), help="language of the screens and errors (wins over --config)")
-    run.add_argument("--script", metavar="SCENARIO.yaml", help="play a scenario's presses in real time, then exit")
-    run.add_argument("--seed", type=int, help="seed for the build draws")
-    run.add_argument("--trace", metavar="FILE", help="write the JSON Lines trace (as simulate's) to FILE, - for stdout")
-    run.add_argument("--frames", metavar="DIR", help="headless: save one PNG per distinct screen frame in DIR")
-    run.add_argument("--screenshot", metavar="FILE", help="emulator: save the window to FILE when it closes")
-    run.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    run.add_argument("--config", metavar="FILE", help="cli.help.run.config")
+    run.add_argument("--lang", choices=i18n.languages(), help="cli.help.common.unit_lang")
+    run.add_argument("--script", metavar="SCENARIO.yaml", help="cli.help.run.script")
+    run.add_argument("--seed", type=int, metavar="N", help="cli.help.run.seed")
+    run.add_argument("--trace", metavar="FILE", help="cli.help.run.trace")
+    run.add_argument("--frames", metavar="DIR", help="cli.help.run.frames")
+    run.add_argument("--screenshot", metavar="FILE", help="cli.help.run.screenshot")
+    run.add_argument("-v", "--verbose", action="store_true", help="cli.help.common.verbose")
     run.set_defaults(func=cmd_run)
 
     check = commands.add_parser(
         "selftest",
-        help="test the wired hardware part by part (LED, buzzer, display, buttons)",
-        description="A guided test of the hardware on the configured pins and display: the LED blinks, the "
-        "buzzer plays a scale, the display shows a test pattern at each contrast, then each button is asked "
-        "for. One report line per part; exit status 0 only when every part answered, 1 otherwise. On a Pi, "
-        "stop the service first: sudo systemctl stop monopoly-city-unit.",
+        help="cli.help.selftest.summary",
+        description="cli.help.selftest.description",
     )
-    check.add_argument("--config", metavar="FILE", help="configuration overrides (the pins and display to test)")
-    check.add_argument(
-        "--pins", choices=["lgpio", "mock"], help="the pin factory (default: lgpio on a Pi, mock elsewhere)"
-    )
-    check.add_argument("--lang", choices=i18n.languages(), help="language of the test (default: the configuration's)")
+    check.add_argument("--config", metavar="FILE", help="cli.help.selftest.config")
+    check.add_argument("--pins", choices=["lgpio", "mock"], help="cli.help.selftest.pins")
+    check.add_argument("--lang", choices=i18n.languages(), help="cli.help.selftest.lang")
     check.add_argument(
         "--timeout",
         type=_press_timeout,
         default=10.0,
         metavar="SECONDS",
-        help="wait this long for each button (default 10)",
+        help="cli.help.selftest.timeout",
     )
     check.set_defaults(func=cmd_selftest)
 
     serve = commands.add_parser(
         "serve",
-        help="serve the phone companion: the unit live on every phone, its remote and settings",
-        description="A web page for the phones at the table, beside a running unit (docs/phone.en.md).",
+        help="cli.help.serve.summary",
+        description="cli.help.serve.description",
     )
-    serve.add_argument("--host", default="0.0.0.0", help="address to listen on (default: every address, 0.0.0.0)")
-    serve.add_argument("--port", type=_port, default=8080, help="port (default: 8080)")
-    serve.add_argument(
-        "--state-dir", metavar="DIR", help=f"the running unit's --state-dir (default on a Pi: {DEFAULT_PI_STATE_DIR})"
-    )
-    serve.add_argument("--lang", choices=i18n.languages(), default="fr", help="the page's default language")
+    serve.add_argument("--host", default="0.0.0.0", metavar="ADDRESS", help="cli.help.serve.host")
+    serve.add_argument("--port", type=_port, default=8080, metavar="PORT", help="cli.help.serve.port")
+    serve.add_argument("--state-dir", metavar="DIR", help="cli.help.serve.state_dir")
+    serve.add_argument("--lang", choices=i18n.languages(), help="cli.help.serve.lang")
     serve.add_argument(
         "--data",
         metavar="DIR",
-        help="the calculator's editions and games (default: STATE_DIR/calculator with --state-dir, "
-        "else $XDG_DATA_HOME/monopoly-city or ~/.local/share/monopoly-city)",
+        help="cli.help.serve.data",
     )
-    serve.add_argument("-v", "--verbose", action="store_true", help="log what happens")
+    serve.add_argument("-v", "--verbose", action="store_true", help="cli.help.common.verbose")
     serve.set_defaults(func=cmd_serve)
 
     if calculator:
@@ -439,6 +512,8 @@ def main(argv: list[str] | None = None) -> int:
     Parser.argv = argv
     parser = build_parser(calculator=not (argv and argv[0] in UNIT_COMMANDS))
     args = parser.parse_args(argv)
+    if getattr(args, "lang", None) is None and args.main_lang is not None:  # --lang given before the command
+        args.lang = args.main_lang
     func: Callable[[argparse.Namespace], int] = args.func
     try:
         return func(args)

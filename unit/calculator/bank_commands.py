@@ -237,84 +237,77 @@ def add_commands(
     ``common``: the options every command has (the calculator's ``--config``, ``--lang``, ``--json``)."""
 
     def game(parser: argparse.ArgumentParser) -> None:
-        parser.add_argument("game", metavar="GAME.yaml", help="the game file (written back with the entry)")
+        parser.add_argument("game", metavar="GAME.yaml", help="cli.help.common.game")
 
     pay = commands.add_parser(
         "pay",
-        help="record a payment: PAYER PAYEE AMOUNT, or PAYER --rent SQUARE",
-        description="Record a payment in the game file: PAYER gives PAYEE AMOUNT (either may be 'banque'), "
-        "or PAYER pays the rent of SQUARE to its owner (--rent), or the jail fine (--fine).",
+        help="cli.help.pay.summary",
+        description="cli.help.pay.description",
     )
     game(pay)
-    pay.add_argument("payer", metavar="PAYER", help="who pays (a player, or banque)")
-    pay.add_argument("payee", metavar="PAYEE", nargs="?", help="who receives (a player, or banque)")
-    pay.add_argument("amount", metavar="AMOUNT", nargs="?", help="as at the table: 600k, 1,5M, 1200")
-    pay.add_argument("--for", dest="note", metavar="TEXT", help="what it was for, kept in the history")
-    pay.add_argument("--rent", metavar="SQUARE", help="the rent of SQUARE, to its owner (a tax square: to the bank)")
-    pay.add_argument("--dice", type=int, metavar="N", help="with --rent on a classic utility: the dice total")
-    pay.add_argument("--exemption", action="store_true", help="with --rent: play the rent-exemption card instead")
-    pay.add_argument("--fine", action="store_true", help="the jail fine, to the bank")
+    pay.add_argument("payer", metavar="PAYER", help="cli.help.pay.payer")
+    pay.add_argument("payee", metavar="PAYEE", nargs="?", help="cli.help.pay.payee")
+    pay.add_argument("amount", metavar="AMOUNT", nargs="?", help="cli.help.pay.amount")
+    pay.add_argument("--for", dest="note", metavar="TEXT", help="cli.help.pay.note")
+    pay.add_argument("--rent", metavar="SQUARE", help="cli.help.pay.rent")
+    pay.add_argument("--dice", type=int, metavar="N", help="cli.help.pay.dice")
+    pay.add_argument("--exemption", action="store_true", help="cli.help.pay.exemption")
+    pay.add_argument("--fine", action="store_true", help="cli.help.pay.fine")
     common(pay)
     pay.set_defaults(func=run(cmd_pay))
 
-    buy = commands.add_parser(
-        "buy", help="record a purchase from the bank (printed price, or --price after an auction)"
-    )
+    buy = commands.add_parser("buy", help="cli.help.buy.summary")
     game(buy)
     buy.add_argument("player", metavar="PLAYER")
     buy.add_argument("square", metavar="SQUARE")
-    buy.add_argument("--price", metavar="AMOUNT", help="the auction's price (default: the printed price)")
+    buy.add_argument("--price", metavar="AMOUNT", help="cli.help.buy.price")
     common(buy)
     buy.set_defaults(func=run(cmd_buy))
 
-    build = commands.add_parser("build", help="record buildings bought from the bank by the square's owner")
+    build = commands.add_parser("build", help="cli.help.build.summary")
     game(build)
     build.add_argument("square", metavar="SQUARE")
-    build.add_argument("--residential", type=int, default=0, metavar="N", help="City: residential blocks")
-    build.add_argument("--industrial", type=int, default=0, metavar="N", help="City: industrial blocks")
-    build.add_argument("--skyscraper", action="store_true", help="City: the group's skyscraper")
-    build.add_argument("--stadium", action="store_true", help="City: a stadium (M 2M)")
-    build.add_argument("--tower", action="store_true", help="City: the Monopoly Tower (M 7M)")
-    build.add_argument("--remove-hazard", action="store_true", help="City: remove the hazard (M 500k per block)")
-    build.add_argument("--houses", type=int, default=0, metavar="N", help="classic: houses")
-    build.add_argument("--hotel", action="store_true", help="classic: a hotel")
-    build.add_argument(
-        "--variant", type=variant, choices=["timed", "quick"], help="classic: the quick game's hotel needs 3 houses"
-    )
+    build.add_argument("--residential", type=int, default=0, metavar="N", help="cli.help.build.residential")
+    build.add_argument("--industrial", type=int, default=0, metavar="N", help="cli.help.build.industrial")
+    build.add_argument("--skyscraper", action="store_true", help="cli.help.build.skyscraper")
+    build.add_argument("--stadium", action="store_true", help="cli.help.build.stadium")
+    build.add_argument("--tower", action="store_true", help="cli.help.build.tower")
+    build.add_argument("--remove-hazard", action="store_true", help="cli.help.build.remove_hazard")
+    build.add_argument("--houses", type=int, default=0, metavar="N", help="cli.help.build.houses")
+    build.add_argument("--hotel", action="store_true", help="cli.help.build.hotel")
+    build.add_argument("--variant", type=variant, choices=["timed", "quick"], help="cli.help.build.variant")
     common(build)
     build.set_defaults(func=run(cmd_build))
 
-    lift = commands.add_parser(
-        "lift", help="record the lifting of a mortgage (City: what the bank paid; classic: + 10 %%)"
-    )
+    lift = commands.add_parser("lift", help="cli.help.lift.summary")
     game(lift)
     lift.add_argument("square", metavar="SQUARE")
     common(lift)
     lift.set_defaults(func=run(cmd_lift))
 
-    trade = commands.add_parser("trade", help="record a deal: squares from SELLER to BUYER, who pays --price")
+    trade = commands.add_parser("trade", help="cli.help.trade.summary")
     game(trade)
     trade.add_argument("seller", metavar="SELLER")
     trade.add_argument("buyer", metavar="BUYER")
     trade.add_argument("squares", metavar="SQUARE", nargs="*")
-    trade.add_argument("--price", metavar="AMOUNT", help="what BUYER pays SELLER (default: 0)")
+    trade.add_argument("--price", metavar="AMOUNT", help="cli.help.trade.price")
     common(trade)
     trade.set_defaults(func=run(cmd_trade))
 
-    out = commands.add_parser("out", help="record a bankruptcy: the player leaves, cash and squares to the creditor")
+    out = commands.add_parser("out", help="cli.help.out.summary")
     game(out)
     out.add_argument("player", metavar="PLAYER")
-    out.add_argument("--to", dest="creditor", metavar="CREDITOR", help="the player owed (default: the bank)")
+    out.add_argument("--to", dest="creditor", metavar="CREDITOR", help="cli.help.out.creditor")
     common(out)
     out.set_defaults(func=run(cmd_out))
 
-    undo = commands.add_parser("undo", help="take back the last N entries of the history (cash and position)")
+    undo = commands.add_parser("undo", help="cli.help.undo.summary")
     game(undo)
-    undo.add_argument("count", metavar="N", type=int, nargs="?", default=1, help="how many (default: 1)")
+    undo.add_argument("count", metavar="N", type=int, nargs="?", default=1, help="cli.help.undo.count")
     common(undo)
     undo.set_defaults(func=run(cmd_undo))
 
-    history = commands.add_parser("history", help="the game's history, oldest first")
+    history = commands.add_parser("history", help="cli.help.history.summary")
     game(history)
     common(history)
     history.set_defaults(func=run(cmd_history))
@@ -328,11 +321,9 @@ def add_commands(
     }
     for name, maker in makers.items():
         parser = commands.choices[name]
-        parser.add_argument(
-            "--pay", action="store_true", help="and record it: the bank pays or is paid, in the game file"
-        )
+        parser.add_argument("--pay", action="store_true", help="cli.help.common.pay")
         if name == "sell":
-            parser.add_argument("--houses", type=int, metavar="N", help="with --pay: sell only N houses")
+            parser.add_argument("--houses", type=int, metavar="N", help="cli.help.sell.houses")
         parser.set_defaults(func=run(paying(original[name], maker)))
     for name in ("fortune", "check", "sell"):  # the variant as the output words it
         for act in commands.choices[name]._actions:

@@ -458,10 +458,10 @@ def cmd_game_new(args: argparse.Namespace, language: str) -> int:
 
 def common_options(parser: argparse.ArgumentParser, json_output: bool = True) -> None:
     """The options every calculator and bank command has: ``--config``, ``--lang`` and, unless told, ``--json``."""
-    parser.add_argument("--config", metavar="FILE", help="the table's configuration (its language)")
-    parser.add_argument("--lang", choices=i18n.languages(), help="language of the text and errors (default: fr)")
+    parser.add_argument("--config", metavar="FILE", help="cli.help.common.config")
+    parser.add_argument("--lang", choices=i18n.languages(), help="cli.help.common.lang")
     if json_output:
-        parser.add_argument("--json", action="store_true", help="machine-readable output")
+        parser.add_argument("--json", action="store_true", help="cli.help.common.json")
 
 
 #: The values the commands take, as their usage and their errors name them (argparse's metavars, and the places
@@ -546,100 +546,93 @@ def add_commands(
     common = common_options
     rent = commands.add_parser(
         "rent",
-        help="what a player landing on a square pays",
-        description="What a player landing on SQUARE pays its owner, with the reasons; or, with --card, the rent "
-        "of a Monopoly City district from its card (docs/calculator.md).",
+        help="cli.help.rent.summary",
+        description="cli.help.rent.description",
     )
-    rent.add_argument("game", metavar="GAME.yaml", nargs="?", help="the position at the table")
-    rent.add_argument("square", metavar="SQUARE", nargs="?", help="the square's name (accents and case do not matter)")
-    rent.add_argument("--dice", type=int, metavar="N", help="the dice total (needed for a classic utility)")
-    rent.add_argument("--card", metavar='"V0 V1 ... V8"', help="City: the 9 rents printed on the card (0 to 8 blocks)")
-    rent.add_argument(
-        "--edition", metavar="EDITION", help="no game file: the square's rent from this edition and the flags below"
-    )
-    rent.add_argument("--residential", type=int, default=0, metavar="N", help="City card: residential blocks")
-    rent.add_argument("--industrial", type=int, default=0, metavar="N", help="City card: industrial blocks")
-    rent.add_argument("--hazard", action="store_true", help="City card: a hazard stands on the district")
-    rent.add_argument("--skyscraper", action="store_true", help="City card: a skyscraper in the owner's group")
-    rent.add_argument("--tower", action="store_true", help="City card: the owner has the Monopoly Tower")
-    rent.add_argument("--mortgaged", action="store_true", help="with --card or --edition: mortgaged")
-    rent.add_argument("--houses", type=int, default=0, metavar="N", help="classic, with --edition: houses (0-4)")
-    rent.add_argument("--hotel", action="store_true", help="classic, with --edition: a hotel")
+    rent.add_argument("game", metavar="GAME.yaml", nargs="?", help="cli.help.rent.game")
+    rent.add_argument("square", metavar="SQUARE", nargs="?", help="cli.help.rent.square")
+    rent.add_argument("--dice", type=int, metavar="N", help="cli.help.rent.dice")
+    rent.add_argument("--card", metavar='"V0 V1 ... V8"', help="cli.help.rent.card")
+    rent.add_argument("--edition", metavar="EDITION", help="cli.help.rent.edition")
+    rent.add_argument("--residential", type=int, default=0, metavar="N", help="cli.help.rent.residential")
+    rent.add_argument("--industrial", type=int, default=0, metavar="N", help="cli.help.rent.industrial")
+    rent.add_argument("--hazard", action="store_true", help="cli.help.rent.hazard")
+    rent.add_argument("--skyscraper", action="store_true", help="cli.help.rent.skyscraper")
+    rent.add_argument("--tower", action="store_true", help="cli.help.rent.tower")
+    rent.add_argument("--mortgaged", action="store_true", help="cli.help.rent.mortgaged")
+    rent.add_argument("--houses", type=int, default=0, metavar="N", help="cli.help.rent.houses")
+    rent.add_argument("--hotel", action="store_true", help="cli.help.rent.hotel")
     rent.add_argument(
         "--group",
         action="store_true",
-        help="classic, with --edition: the owner holds the whole group (or every station)",
+        help="cli.help.rent.group",
     )
     common(rent)
     rent.set_defaults(func=run(cmd_rent))
 
     fortune = commands.add_parser(
-        "fortune", help="every player's fortune, richest first", description="Every player's fortune, richest first."
+        "fortune", help="cli.help.fortune.summary", description="cli.help.fortune.description"
     )
     fortune.add_argument("game", metavar="GAME.yaml")
-    fortune.add_argument(
-        "--variant", choices=["timed", "quick"], help="classic: time-limited game (default) or quick game"
-    )
+    fortune.add_argument("--variant", choices=["timed", "quick"], help="cli.help.fortune.variant")
     common(fortune)
     fortune.set_defaults(func=run(cmd_fortune))
 
     check = commands.add_parser(
         "check",
-        help="is this position legal?",
-        description="Exit 0 and OK for a legal position; exit 1 and one line per problem otherwise.",
+        help="cli.help.check.summary",
+        description="cli.help.check.description",
     )
     check.add_argument("game", metavar="GAME.yaml")
-    check.add_argument(
-        "--variant", choices=["timed", "quick"], help="classic: the quick game builds a hotel after 3 houses"
-    )
+    check.add_argument("--variant", choices=["timed", "quick"], help="cli.help.check.variant")
     common(check)
     check.set_defaults(func=run(cmd_check))
 
-    salary = commands.add_parser("salary", help="what a player receives passing GO (City: + M 1M per stadium)")
+    salary = commands.add_parser("salary", help="cli.help.salary.summary")
     salary.add_argument("game", metavar="GAME.yaml")
-    salary.add_argument("player", metavar="PLAYER", help="the player's name (a unique beginning is enough)")
+    salary.add_argument("player", metavar="PLAYER", help="cli.help.common.player")
     common(salary)
     salary.set_defaults(func=run(cmd_salary))
 
-    tax = commands.add_parser("tax", help="City: the industry tax a player owes")
+    tax = commands.add_parser("tax", help="cli.help.tax.summary")
     tax.add_argument("game", metavar="GAME.yaml")
-    tax.add_argument("player", metavar="PLAYER", help="the player's name (a unique beginning is enough)")
+    tax.add_argument("player", metavar="PLAYER", help="cli.help.common.player")
     common(tax)
     tax.set_defaults(func=run(cmd_tax))
 
-    mortgage = commands.add_parser("mortgage", help="what mortgaging a square brings, and what lifting it costs")
+    mortgage = commands.add_parser("mortgage", help="cli.help.mortgage.summary")
     mortgage.add_argument("game", metavar="GAME.yaml")
     mortgage.add_argument("square", metavar="SQUARE")
     common(mortgage)
     mortgage.set_defaults(func=run(cmd_mortgage))
 
-    sell = commands.add_parser("sell", help="classic: what the bank pays for a street's buildings (half price)")
+    sell = commands.add_parser("sell", help="cli.help.sell.summary")
     sell.add_argument("game", metavar="GAME.yaml")
     sell.add_argument("square", metavar="SQUARE")
-    sell.add_argument("--variant", choices=["timed", "quick"], help="the quick game's hotel is half of 1 + 3 houses")
+    sell.add_argument("--variant", choices=["timed", "quick"], help="cli.help.sell.variant")
     common(sell)
     sell.set_defaults(func=run(cmd_sell))
 
-    board = commands.add_parser("board", help="an edition's board as a table")
-    board.add_argument("edition", metavar="EDITION", help=f"{', '.join(editions.SHIPPED)}, or an edition file")
+    board = commands.add_parser("board", help="cli.help.board.summary")
+    board.add_argument("edition", metavar="EDITION", help="cli.help.common.edition")
     common(board, json_output=False)
     board.set_defaults(func=run(cmd_board))
 
-    edition = commands.add_parser("edition", help="edition files: print a template to fill from your cards")
+    edition = commands.add_parser("edition", help="cli.help.edition.summary")
     actions = edition.add_subparsers(dest="action", metavar="ACTION")
     actions.required = True
-    template = actions.add_parser("template", help="print a commented edition template (city, europe-1991)")
-    template.add_argument("kind", metavar="KIND", help="city or europe-1991")
+    template = actions.add_parser("template", help="cli.help.edition_template.summary")
+    template.add_argument("kind", metavar="KIND", help="cli.help.edition_template.kind")
     common(template, json_output=False)
     template.set_defaults(func=run(cmd_edition))
 
-    game = commands.add_parser("game", help="game files: write a starting position to fill in")
+    game = commands.add_parser("game", help="cli.help.game.summary")
     game_actions = game.add_subparsers(dest="action", metavar="ACTION")
     game_actions.required = True
-    new = game_actions.add_parser("new", help="print a starting position: every player with the starting cash")
-    new.add_argument("edition", metavar="EDITION", help=f"{', '.join(editions.SHIPPED)}, or an edition file")
-    new.add_argument("--players", metavar='"A,B,C"', help="the players' names, comma-separated (required)")
-    new.add_argument("--title", metavar="TITLE", help="the game's name, shown by the pages and the reports")
+    new = game_actions.add_parser("new", help="cli.help.game_new.summary")
+    new.add_argument("edition", metavar="EDITION", help="cli.help.common.edition")
+    new.add_argument("--players", metavar='"A,B,C"', help="cli.help.game_new.players")
+    new.add_argument("--title", metavar="TITLE", help="cli.help.game_new.title")
     common(new, json_output=False)
     new.set_defaults(func=run(cmd_game_new))
 
