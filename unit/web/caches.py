@@ -12,7 +12,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from pathlib import Path
-from typing import TypeVar
+from typing import TypeVar, cast
 
 from unit import yamlfile
 from unit.calculator import edition as editions
@@ -111,33 +111,61 @@ class TitleCache:
         return found
 
 
-class PartCache:
-    """Markup rendered from a view alone (a player's part, a card of the game page), kept by its template and view,
-    the least recently used dropped past ``size``: a few games' players and cards, in both languages, a few MB."""
+class Lru:
+    """Values by key, the least recently used dropped past ``size``; one lock (the pages run on worker threads)."""
 
-    def __init__(self, size: int = 512):
+    def __init__(self, size: int):
         self.size = size
-        self.kept: OrderedDict[tuple[str, Hashable], str] = OrderedDict()
+        self.kept: OrderedDict[Hashable, object] = OrderedDict()
         self._lock = threading.Lock()
 
-    def get(self, name: str, view: Hashable, render: Callable[[], str]) -> str:
-        """The markup of template ``name`` for ``view``: kept, or ``render()`` now and kept."""
-        key = (name, view)
+    def get(self, key: Hashable, make: Callable[[], V]) -> V:
+        """The value kept under ``key``, or ``make()`` now and kept (the caller gives one kind of value per key)."""
         with self._lock:
-            found = self.kept.get(key)
-            if found is not None:
+            found = self.kept.get(key, _NONE)
+            if found is not _NONE:
                 self.kept.move_to_end(key)
-                return found
-        found = render()
+                return cast(V, found)
+        made = make()
         with self._lock:
-            self.kept[key] = found
+            self.kept[key] = made
             if len(self.kept) > self.size:
                 self.kept.popitem(last=False)
-        return found
+        return made
 
     def clear(self) -> None:
         with self._lock:
             self.kept.clear()
+
+
+_NONE = object()  # what no key keeps
+
+
+class PartCache:
+    """What the game page is put together from, each kept by all it is made from, the least recently used dropped:
+
+    - markup rendered from a view alone (a player's part, a card of the game page), by its template and view: a few
+      games' players and cards, in both languages, a few MB (``size``);
+    - what follows from a position alone (:func:`unit.web.game.board_of`: each player's cards, the bank's taps, the
+      problems), by the position without its cash and history: a payment changes neither, so the page after one
+      is put together from the board kept (``positions``; a board holds its cards' markup, some 100 KB);
+    - a history entry in words, by the entry itself (kept: its identity), the game's kind and the language
+      (``lines``).
+    """
+
+    def __init__(self, size: int = 512, positions: int = 16, lines: int = 4096):
+        self.markup = Lru(size)
+        self.positions = Lru(positions)
+        self.lines = Lru(lines)
+
+    def get(self, name: str, view: Hashable, render: Callable[[], str]) -> str:
+        """The markup of template ``name`` for ``view``: kept, or ``render()`` now and kept."""
+        return self.markup.get((name, view), render)
+
+    def clear(self) -> None:
+        """Nothing kept: the next page is made afresh (the tests compare both)."""
+        for kept in (self.markup, self.positions, self.lines):
+            kept.clear()
 
 
 def _keep(kept: dict[K, V], key: K, value: V, size: int) -> None:
