@@ -116,6 +116,9 @@ def test_money_is_conserved_and_undo_gives_the_file_back(kind: str, data: st.Dat
         assert after.history[-1] == entry
         event(f"applied {type(act).__name__}")
         assert position.dumps_after(text, game, after, edition) == position.dumps(after, edition)  # what is written
+        assert position.dumps_after(text, game, after, edition, written=True) == position.dumps(after, edition)
+        # written key by key and player by player (each kept): the text YAML writes for the whole file
+        assert position.dumps(after, edition) == position.as_yaml(position.dump(after, edition))
         text = position.dumps(after, edition)
         game = reread(text, kind)
         assert game.players == after.players and game.history == after.history
@@ -135,3 +138,4 @@ def test_money_is_conserved_and_undo_gives_the_file_back(kind: str, data: st.Dat
     back, _ = bank.undo(game, len(game.history)) if game.history else (game, ())
     assert position.dumps(back, edition) == first
     assert position.dumps_after(text, game, back, edition) == first  # the undo as the bank writes it
+    assert position.dumps_after(text, game, back, edition, written=True) == first

@@ -11,6 +11,7 @@ from __future__ import annotations
 import threading
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
 
@@ -56,30 +57,44 @@ class GameCache:
     """Games as read, by name and the version of their file's bytes: a long evening's history (2,000 entries,
     100 KB) takes PyYAML a third of a second to read, and every page reads its game. A game is reused only
     while its file has the same version and its edition is the one the editions' cache gives now (an edition
-    edited on the phone is read again); the bank keeps the game it has just written (unit/web/bank.py)."""
+    edited on the phone is read again); the bank keeps the game it has just written (unit/web/bank.py), and that
+    its file is the text :func:`unit.calculator.position.dumps` writes for it (``written``)."""
 
     def __init__(self, editions: EditionCache, size: int = 16):
         self.editions = editions
         self.size = size
-        self.kept: dict[tuple[str, str], tuple[str, positions.Game, str]] = {}
+        self.kept: dict[tuple[str, str], KeptGame] = {}
         self._lock = threading.Lock()
 
-    def get(self, store: Store, name: str, version: str, language: str) -> tuple[positions.Game, str] | None:
+    def get(self, store: Store, name: str, version: str, language: str) -> KeptGame | None:
+        """The game ``name`` as kept for ``version`` of its file, or None."""
         with self._lock:
             found = self.kept.get((name, language))
-        if found is None or found[0] != version:
+        if found is None or found.version != version:
             return None
-        _version, game, ref = found
         try:
-            edition = self.editions.load(ref, store.root, f"{name}.game.yaml: edition", language)
+            edition = self.editions.load(found.ref, store.root, f"{name}.game.yaml: edition", language)
         except UserError:
             return None
-        return (game, ref) if edition is game.edition else None
+        return found if edition is found.game.edition else None
 
-    def keep(self, name: str, version: str, language: str, game: positions.Game, ref: str) -> None:
+    def keep(
+        self, name: str, version: str, language: str, game: positions.Game, ref: str, written: bool = False
+    ) -> None:
         with self._lock:
             self.kept.pop((name, language), None)
-            _keep(self.kept, (name, language), (version, game, ref), self.size)
+            _keep(self.kept, (name, language), KeptGame(version, game, ref, written), self.size)
+
+
+@dataclass(frozen=True)
+class KeptGame:
+    """A game as :class:`GameCache` keeps it: its file's version, the game, its edition as the file names it, and
+    whether the file is exactly what ``position.dumps(game, ref)`` writes (the bank wrote it so)."""
+
+    version: str
+    game: positions.Game
+    ref: str
+    written: bool
 
 
 class TitleCache:

@@ -82,9 +82,10 @@ class Loaded:
         self.name = name
         self.file = f"{name}.game.yaml"
         self.text, self.version = store.read("game", name)
+        self.written = False  # whether the text is known to be position.dumps(game), as the bank writes it
         kept = web.games.get(store, name, self.version, language)
         if kept is not None:
-            self.game, self.edition_ref = kept
+            self.game, self.edition_ref, self.written = kept.game, kept.ref, kept.written
             return
         data = yamlfile.parse(self.text, self.file, what="game file")
         self.game = positions.parse(data, self.file, store.root, language, web.editions.load)
