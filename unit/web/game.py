@@ -348,7 +348,7 @@ def show_game(
     said = None if error is None else Said(error.field, error.message)
     cards = board.cards
     if said is not None:  # a refusal about a card is said on it: the cards with it, as they are then
-        cards = tuple(cards_markup(web, views, said) for views in board.card_views)
+        cards = tuple(Marked(cards_markup(web, views, said)) for views in board.card_views)
 
     def player(i: int, csrf: str, version: str) -> Kept:
         """Player ``i``'s part of the page, their cards in it, as kept, with this page's token and version (as the
@@ -371,8 +371,9 @@ def show_game(
             free=board.free,
             error=said,
         )
-        section = kept(web, "game_player.html", view).replace(CARDS_MARK, cards[i])
-        return Kept(section.replace(CSRF_MARK, csrf).replace(VERSION_MARK, version))
+        csrf, version = str(csrf), str(version)  # plain text: Markup's own join would escape the markup put in
+        filled = cards[i].fill(csrf, version)
+        return Kept(filled.join([piece.fill(csrf, version) for piece in player_part(web, view)]))
 
     return page(
         request,
@@ -407,7 +408,7 @@ class Board:
     free: tuple[str, ...]  # the same, for the corrections' « add »
     problems: list[commands.SaidProblem]
     card_views: tuple[tuple[CardView, ...], ...]  # each player's cards, as they show with no refusal
-    cards: tuple[str, ...]  # each player's cards, as kept markup (their marks for the token and the version)
+    cards: tuple[Marked, ...]  # each player's cards, as kept markup (cut at the marks for the token and the version)
 
 
 def board_of(web: Web, name: str, game: positions.Game, variant: str | None, lang: str) -> Board:
@@ -457,7 +458,7 @@ def make_board(web: Web, name: str, game: positions.Game, variant: str | None, l
         free=tuple(square for square, _label in for_sale),  # taxes are not held
         problems=commands.problems_of(game, variant, lang),
         card_views=views,
-        cards=tuple(cards_markup(web, cards) for cards in views),
+        cards=tuple(Marked(cards_markup(web, cards)) for cards in views),
     )
 
 
@@ -541,6 +542,31 @@ def kept(web: Web, name: str, view: PlayerView | CardView) -> str:
     its language), with marks where the token, the version and the cards go (:data:`CSRF_MARK`...); kept in the
     application's :class:`~unit.web.caches.PartCache`."""
     return web.parts.get(name, view, functools.partial(render_part, web.templates, name, view))
+
+
+class Marked:
+    """Kept markup cut once at its marks for the token and the version (:data:`CSRF_MARK`, :data:`VERSION_MARK`): a
+    page puts in its own by joining the pieces, without looking through the markup again (a City game's cards are
+    some 100 KB, with a token and a version in every form)."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, markup: str):
+        self.pieces = tuple(tuple(part.split(VERSION_MARK)) for part in markup.split(CSRF_MARK))
+
+    def fill(self, csrf: str, version: str) -> str:
+        """The markup with ``csrf`` and ``version`` (as the template escaped them) where the marks were."""
+        return csrf.join([version.join(part) for part in self.pieces])
+
+
+def player_part(web: Web, view: PlayerView) -> tuple[Marked, ...]:
+    """A player's part (templates/game_player.html) as kept, cut at its marks, in pieces around where the cards go
+    (:data:`CARDS_MARK`)."""
+
+    def cut() -> tuple[Marked, ...]:
+        return tuple(Marked(piece) for piece in render_part(web.templates, "game_player.html", view).split(CARDS_MARK))
+
+    return web.parts.markup.get(("game_player.html: cut", view), cut)
 
 
 def render_part(templates: Environment, name: str, view: PlayerView | CardView) -> str:
