@@ -9,48 +9,82 @@ part's whole view), and each is bounded: the oldest goes first.
 from __future__ import annotations
 
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TypeVar, cast
 
-from unit import yamlfile
+from unit import files, yamlfile
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.errors import UserError
 from unit.web.store import Store
+from unit.yamlfile import MAX_BYTES
 
 K = TypeVar("K")
 V = TypeVar("V")
 
 
 class EditionCache:
-    """Editions as read, kept while their file is unchanged (path, size, modification time): a City edition
-    is most of the work of reading a game, and a page reads its game on every request."""
+    """Editions as read, kept while their file is unchanged (path, size, modification time, inode): a City edition
+    is most of the work of reading a game, and a page reads its game on every request.
+
+    A file's time is kept to the kernel's tick (or to 2 s on FAT): two changes of the same size within one tick
+    leave the same size and time. An edition read within :data:`RACY_NS` of its change is kept with its bytes, and
+    its bytes are compared before it is used again, until its time is old enough to say it alone."""
 
     def __init__(self, size: int = 16):
         self.size = size
-        self.kept: dict[tuple[object, ...], editions.Edition] = {}
+        self.kept: dict[tuple[object, ...], tuple[editions.Edition, bytes | None]] = {}
         self._lock = threading.Lock()  # the forms run on worker threads: one page's eviction at a time
 
     def load(self, name: str, relative_to: Path, where: str, language: str) -> editions.Edition:
         if name in editions.SHIPPED:
-            key: tuple[object, ...] = (name, language)
-        else:
-            path = Path(name) if Path(name).is_absolute() else relative_to / name
-            try:
-                info = path.stat()
-            except OSError:
-                return editions.load(name, relative_to=relative_to, where=where, language=language)
-            key = (str(path), info.st_size, info.st_mtime_ns, info.st_ino, language)
+            return self._load((name, language), None, False, name, relative_to, where, language)
+        path = Path(name) if Path(name).is_absolute() else relative_to / name
+        try:
+            info = path.stat()
+        except OSError:
+            return editions.load(name, relative_to=relative_to, where=where, language=language)
+        key = (str(path), info.st_size, info.st_mtime_ns, info.st_ino, language)
+        return self._load(key, path, _racy(info.st_mtime_ns), name, relative_to, where, language)
+
+    def _load(
+        self,
+        key: tuple[object, ...],
+        path: Path | None,
+        racy: bool,
+        name: str,
+        relative_to: Path,
+        where: str,
+        language: str,
+    ) -> editions.Edition:
+        """The edition kept under ``key``, or read now; ``racy``: its file changed too recently for its size and
+        time to say it is unchanged (its bytes do)."""
         with self._lock:
             found = self.kept.get(key)
-        if found is None:
-            found = editions.load(name, relative_to=relative_to, where=where, language=language)
-            with self._lock:
-                _keep(self.kept, key, found, self.size)
-        return found
+        if found is not None and found[1] is None:
+            return found[0]  # its size and time say it is unchanged
+        content = _content(path) if path is not None and (racy or found is not None) else None
+        if found is not None and content is not None and content == found[1]:
+            edition = found[0]  # the same bytes: the same edition (the games read with it stay kept)
+        else:
+            edition = editions.load(name, relative_to=relative_to, where=where, language=language)
+            if racy and content is None:  # bytes that could not be read cannot be compared: not kept
+                return edition
+        with self._lock:  # read after its bytes: never older than them (newer: they differ next time)
+            _keep(self.kept, key, (edition, content if racy else None), self.size)
+        return edition
+
+
+def _content(path: Path) -> bytes | None:
+    """The bytes of an edition's file, or None when they cannot be read (the edition's reader says why)."""
+    try:
+        return files.read_bounded(path, MAX_BYTES)
+    except files.Unreadable:
+        return None
 
 
 class GameCache:
@@ -181,6 +215,17 @@ class PartCache:
         """Nothing kept: the next page is made afresh (the tests compare both)."""
         for kept in (self.markup, self.positions, self.lines):
             kept.clear()
+
+
+#: How long after a file's change its size and time are not trusted to say it is unchanged: a file's time is kept
+#: to the kernel's tick (a few ms), or to 2 s on FAT, so two changes within one tick, of the same size, can leave the
+#: same size and time; a file read this soon after it changed is read again next time.
+RACY_NS = 3_000_000_000
+
+
+def _racy(mtime_ns: int) -> bool:
+    """Whether a file changed at ``mtime_ns`` may change again without its time saying so (or the clock went back)."""
+    return not RACY_NS <= time.time_ns() - mtime_ns
 
 
 def _keep(kept: dict[K, V], key: K, value: V, size: int) -> None:
