@@ -17,7 +17,7 @@ import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -30,7 +30,6 @@ from unit.calculator import position as positions
 from unit.calculator.edition import CityEdition, ClassicEdition, Street
 from unit.calculator.rulebook import RentReport
 from unit.errors import Say, Text, UserError
-from unit.web.caches import Lru
 from unit.web.common import language_of, paired, session
 from unit.web.hub import UnitHub
 
@@ -174,7 +173,12 @@ class Said(Text):
         return self.said if getattr(words, "language", None) == self.language else self.text.say(words)
 
 
-def line(game: positions.Game, n: int, lang: str, lines: Lru | None = None) -> Line:
+#: Where history lines are kept: ``keep(key, make)`` gives the value kept under ``key``, or ``make()`` kept
+#: (``web.parts.lines.get``, :class:`unit.web.caches.Lru`).
+Keep = Callable[[Hashable, Callable[[], "tuple[histories.Entry, Said]"]], "tuple[histories.Entry, Said]"]
+
+
+def line(game: positions.Game, n: int, lang: str, lines: Keep | None = None) -> Line:
     """Entry ``n`` of the history (1 the oldest) in words, said in ``lang``: kept in ``lines`` by the entry itself
     (its words follow from it, the game's kind and the language alone), so a page of a long evening says only the
     entries it has not said yet."""
@@ -187,11 +191,11 @@ def line(game: positions.Game, n: int, lang: str, lines: Lru | None = None) -> L
     if lines is None:
         return Line(n, say()[1])
     # The key holds the entry's identity, and the value the entry: no other entry can take its id while it is kept.
-    kept, said = lines.get(("line", game.kind, lang, id(entry)), say)
+    kept, said = lines(("line", game.kind, lang, id(entry)), say)
     return Line(n, said if kept is entry else say()[1])
 
 
-def history(game: positions.Game, everything: bool = False, lang: str = "fr", lines: Lru | None = None) -> list[Line]:
+def history(game: positions.Game, everything: bool = False, lang: str = "fr", lines: Keep | None = None) -> list[Line]:
     """The history newest first, in words (« Bruno → Alice · M 600k · loyer de Docks »)."""
     entries = game.history
     first = 0 if everything else max(0, len(entries) - HISTORY_SHOWN)
@@ -234,7 +238,7 @@ def position_values(game: positions.Game, variant: str | None, lang: str) -> dic
     }
 
 
-def history_values(game: positions.Game, query: dict[str, str], lang: str, lines: Lru | None = None) -> dict[str, Any]:
+def history_values(game: positions.Game, query: dict[str, str], lang: str, lines: Keep | None = None) -> dict[str, Any]:
     """The bank's part of the game page that follows from the history: its newest entries, and the entry just
     recorded (``?done=N``, N the history's length then) or the count just undone (``?undone=K``)."""
     done = query.get("done", "")

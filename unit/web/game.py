@@ -343,7 +343,7 @@ def show_game(
     variant = variant_of(game, variant_text)
     web = web_of(request)
     board = board_of(web, loaded.name, game, variant, lang)
-    bank = board.bank | bank_page.history_values(game, dict(request.query_params), lang, web.parts.lines)
+    bank = board.bank | bank_page.history_values(game, dict(request.query_params), lang, web.parts.lines.get)
     words, write = i18n.words(lang), rules.of(game).write  # amounts as the game writes them
     said = None if error is None else Said(error.field, error.message)
     cards = board.cards
