@@ -116,6 +116,9 @@ def test_money_is_conserved_and_undo_gives_the_file_back(kind: str, data: st.Dat
         assert after.history[-1] == entry
         event(f"applied {type(act).__name__}")
         assert position.dumps_after(text, game, after, edition) == position.dumps(after, edition)  # what is written
+        assert position.dumps_after(text, game, after, edition, written=True) == position.dumps(after, edition)
+        # written key by key and player by player (each kept): the text YAML writes for the whole file
+        assert position.dumps(after, edition) == position.as_yaml(position.dump(after, edition))
         text = position.dumps(after, edition)
         game = reread(text, kind)
         assert game.players == after.players and game.history == after.history
@@ -135,3 +138,32 @@ def test_money_is_conserved_and_undo_gives_the_file_back(kind: str, data: st.Dat
     back, _ = bank.undo(game, len(game.history)) if game.history else (game, ())
     assert position.dumps(back, edition) == first
     assert position.dumps_after(text, game, back, edition) == first  # the undo as the bank writes it
+    assert position.dumps_after(text, game, back, edition, written=True) == first
+
+
+@settings(max_examples=60, suppress_health_check=[HealthCheck.too_slow])
+@given(kind=st.sampled_from(sorted(GAMES)), data=st.data())
+def test_the_rules_checks_and_the_pages_taps_never_read_the_cash(kind: str, data: st.DataObject) -> None:
+    """What the bank checks before an entry that only moves money (unit.calculator.bank.apply checks nothing then),
+    and what the game page keeps from a position (unit.web.game.Board: the taps with their prices, the problems),
+    is the same whatever the players' cash, and whatever the history but the mortgages."""
+    from dataclasses import replace
+
+    from unit.calculator import rules
+    from unit.web import bank_page
+
+    game, _text = start(kind)
+    for _ in range(data.draw(st.integers(0, 14))):
+        try:
+            game, _entry = bank.apply(game, data.draw(action(game)))
+        except UserError:
+            continue
+    cash = data.draw(st.lists(st.integers(0, 10**9), min_size=len(game.players), max_size=len(game.players)))
+    mortgages = tuple(e for e in game.history if e.what == "mortgage")  # what lifting one costs comes from them
+    other = replace(game, players=tuple(replace(p, cash=c) for p, c in zip(game.players, cash, strict=True)))
+    other = replace(other, history=mortgages)
+    kind_rules = rules.of(game)
+    for variant in (None, *kind_rules.variants):
+        assert kind_rules.check(other, variant) == kind_rules.check(game, variant)
+        assert bank_page.position_values(other, variant, "fr") == bank_page.position_values(game, variant, "fr")
+    assert bank_page.mortgages_paid(other) == bank_page.mortgages_paid(game)

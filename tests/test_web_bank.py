@@ -9,8 +9,10 @@ Chromium is in test_web_bank_browser.py.
 from __future__ import annotations
 
 import html
+import os
 import re
 import threading
+import time
 
 import pytest
 
@@ -586,3 +588,69 @@ def test_the_game_page_put_together_from_kept_parts_is_the_page_rendered_afresh(
         assert len(set(re.findall(r'name="version" value="([^"]*)"', answer.text))) == 1
         assert set(re.findall(r'data-player="([^"]*)"', answer.text)) <= {"&lt;csrf&gt;", "&lt;cards&gt;"}
         assert not any(mark in answer.text for mark in ("<csrf>", "<version>", "<cards>"))
+
+
+# --- what the pages keep --------------------------------------------------------------------------------
+
+
+def page_afresh(data, phone: Banker) -> str:
+    """The game page as a service started now on the same folder renders it (nothing kept), the token aside."""
+    other = Banker(create_app(None, "fr", data), phone.name)
+    return other.look().text.replace(other.csrf, "")
+
+
+def test_a_game_changed_on_disk_is_seen_and_a_tap_from_before_is_refused(app, data, capsys):
+    """The page keeps the game the bank wrote, its board (cards, taps, problems), its history's words, and that its
+    file is the bank's own text: the file changed since, by the command line or by hand, is read again, a tap from a
+    page of before is refused, and a file changed by hand is written whole again (as the command line writes it)."""
+    phone = Banker(app)
+    phone.create("trois.edition.yaml", "Alice, Bruno")
+    path = data / "soiree.game.yaml"
+    phone.tap(action="buy", player="0", square="Les Halles")
+    phone.tap(action="transfer", player="1", to="to:0", amount="1M")
+    phone.look()
+    # the command line builds (the position: the board changes) and pays, on the same file
+    assert cli_json(capsys, "build", str(path), "Les Halles", "--residential", "1")[0] == 0
+    assert cli_json(capsys, "pay", str(path), "Bruno", "Alice", "500k")[0] == 0
+    written = path.read_bytes()
+    late = phone.post(action="transfer", player="1", to="to:0", amount="1M")  # from the page before
+    assert late.status_code == 409 and path.read_bytes() == written
+    page = phone.look()
+    assert page.text.replace(phone.csrf, "") == page_afresh(data, phone)
+    assert history_shown(page)[0] == "Bruno → Alice · M 500k · virement"
+    game = game_of(path)
+    assert cash_shown(page) == [money.text("city", p.cash, "fr") for p in game.players]
+    # by hand: the same game, written otherwise (a blank line before each entry and each player)
+    path.write_text(path.read_text(encoding="utf-8").replace("\n- ", "\n\n- "), encoding="utf-8")
+    late = phone.post(action="transfer", player="1", to="to:0", amount="1M")
+    assert late.status_code == 409
+    phone.tap(action="transfer", player="1", to="to:0", amount="1M")
+    assert path.read_text(encoding="utf-8") == positions.dumps(game_of(path), "trois.edition.yaml")
+    assert len(game_of(path).history) == 5
+    assert phone.look().text.replace(phone.csrf, "") == page_afresh(data, phone)
+
+
+def test_an_edition_changed_within_one_tick_and_of_the_same_size_is_read_again(app, data):
+    """An edition's file changed twice within one tick of its clock, to the same size, keeps its size and time: the
+    page still sees the change (its bytes are compared while its time is recent), in the taps' prices."""
+    phone = Banker(app)
+    phone.create("trois.edition.yaml", "Alice, Bruno")
+    phone.tap(action="buy", player="0", square="Les Halles")
+
+    def residential_price() -> str:
+        found = re.search(r'data-op="residential">[^<]*<b>([^<]*)</b>', phone.look().text)
+        return html.unescape(found.group(1))
+
+    assert residential_price() == "M 200k"
+    edition = data / "trois.edition.yaml"
+    was = edition.stat()
+    edition.write_text(THREE_DISTRICTS.replace("residential_cost: 200k", "residential_cost: 250k", 1), "utf-8")
+    os.utime(edition, ns=(was.st_atime_ns, was.st_mtime_ns))  # the same size and the same time
+    assert edition.stat().st_size == was.st_size
+    assert residential_price() == "M 250k"
+    long_ago = time.time_ns() - 60 * 10**9  # a time old enough to say the file is unchanged by itself
+    os.utime(edition, ns=(long_ago, long_ago))
+    assert residential_price() == "M 250k"
+    kept = app.state.web.editions
+    first = kept.load("trois.edition.yaml", data, "edition", "fr")
+    assert kept.load("trois.edition.yaml", data, "edition", "fr") is first  # kept: its time alone says it now

@@ -170,7 +170,9 @@ def apply(game: Game, action: Action) -> tuple[Game, Entry]:
     """The game after ``action``, and the history entry it added; :class:`ActionRefused` when the rules say no."""
     entry, variant = _entry(game, action)
     after = commit(game, entry)
-    if not isinstance(action, Out):  # a bankruptcy is not a choice: it happens whatever the position
+    # A bankruptcy is not a choice: it happens whatever the position. An entry that only moves money (a payment, a
+    # rent, a salary) changes nothing the rules check (they never read the cash): no need to check twice.
+    if entry.changes and not isinstance(action, Out):
         kind = rules.of(game)
         new = kind.new_problems(game, after, variant if variant in kind.variants else None)
         if new:

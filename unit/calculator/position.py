@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable
 from dataclasses import dataclass, replace
-from functools import cache
+from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
 
@@ -353,29 +353,17 @@ def dump(game: Game, edition: str) -> dict[str, Any]:
     Only what differs from the defaults is written, City amounts the table's way (``12,5M``), so the
     file stays the one a person would write by hand.
     """
-    players = []
-    for player in game.players:
-        entry: dict[str, Any] = {"name": player.name, "cash": _amount(game.kind, player.cash)}
-        if game.kind == "city":
-            if player.tower is not None:
-                entry["tower"] = player.tower
-            if player.exemption_card:
-                entry["exemption_card"] = True
-            entry["districts"] = [_city_holding(h) for h in player.holdings]
-        else:
-            entry["properties"] = [_classic_holding(h) for h in player.holdings]
-        players.append(entry)
     out: dict[str, Any] = {} if game.title is None else {"title": game.title}  # a game without one: as before
-    out |= {"edition": edition, "players": players}
+    out |= {"edition": edition, "players": [_player(game.kind, p) for p in game.players]}
     if game.history:  # a game without history is written as before
-        out["history"] = histories.dump(game.history, lambda amount: _amount(game.kind, amount))
+        out["history"] = _history(game.kind, game.history)
     return out
 
 
-def dumps(game: Game, edition: str) -> str:
-    """The game file's text: :func:`dump` as YAML, one line per holding."""
+def as_yaml(data: dict[str, Any]) -> str:
+    """``data`` as the game file writes it: YAML, one line per holding and per short entry."""
     return yaml.dump(
-        dump(game, edition),
+        data,
         Dumper=histories.Dumper,
         allow_unicode=True,
         sort_keys=False,
@@ -384,43 +372,96 @@ def dumps(game: Game, edition: str) -> str:
     )
 
 
+def dumps(game: Game, edition: str) -> str:
+    """The game file's text: :func:`dump` as YAML (:func:`as_yaml`), one line per holding.
+
+    Written key by key, each player on their own (kept: a payment changes two players' cash, and a bank writes the
+    file on every tap), which is the same text: the file's keys and the players are written each at the margin,
+    whatever is around them, and nothing in a game file is written twice as a YAML alias (every mapping and list is
+    a new one). A game without players is written whole.
+    """
+    if not game.players:
+        return as_yaml(dump(game, edition))
+    text = _head(game.title, edition) + "players:\n" + "".join(_player_text(game.kind, p) for p in game.players)
+    if game.history:
+        text += history_text(game.kind, game.history)
+    return text
+
+
+@lru_cache(maxsize=64)
+def _head(title: str | None, edition: str) -> str:
+    """The file's lines before its players: the title, the edition (written with an empty list of players, so that
+    YAML writes them one a line as in the whole file)."""
+    head = as_yaml(({} if title is None else {"title": title}) | {"edition": edition, "players": []})
+    assert head.endswith("players: []\n")
+    return head.removesuffix("players: []\n")
+
+
+@lru_cache(maxsize=256)
+def _player_text(kind: str, player: Player) -> str:
+    """One player's lines under ``players:``, as the whole file writes them."""
+    return as_yaml({"players": [_player(kind, player)]}).removeprefix("players:\n")
+
+
+def history_text(kind: str, entries: tuple[histories.Entry, ...]) -> str:
+    """The file's ``history:`` key with ``entries`` (its last; each entry starts a line with ``- ``)."""
+    return as_yaml({"history": _history(kind, entries)})
+
+
+def _player(kind: str, player: Player) -> dict[str, Any]:
+    entry: dict[str, Any] = {"name": player.name, "cash": _amount(kind, player.cash)}
+    if kind == "city":
+        if player.tower is not None:
+            entry["tower"] = player.tower
+        if player.exemption_card:
+            entry["exemption_card"] = True
+        entry["districts"] = [_city_holding(h) for h in player.holdings]
+    else:
+        entry["properties"] = [_classic_holding(h) for h in player.holdings]
+    return entry
+
+
+def _history(kind: str, entries: tuple[histories.Entry, ...]) -> list[dict[str, Any]]:
+    return histories.dump(entries, lambda amount: _amount(kind, amount))
+
+
 #: Where a game file's history starts (:func:`dumps` writes it last, each entry a ``- `` line at the margin).
 HISTORY_LINE = "\nhistory:\n"
 
 
-def dumps_after(text: str, before: Game, after: Game, edition: str) -> str:
+def dumps_after(text: str, before: Game, after: Game, edition: str, written: bool = False) -> str:
     """The game file's text for ``after``: exactly :func:`dumps`, made from ``text``, the file of ``before`` as read.
 
     A bank action adds one entry at the end of the history, an undo takes the last ones away, and the rest of
     a long evening's history (2,000 entries: PyYAML takes most of a second to write them) is the same text:
     it is kept from the file as read, the players are written again and each new entry on its own, with the
     same function. The history is the file's last key, each entry a ``- `` line at the margin; when the text
-    read is not cut so (a file written by hand), the whole file is written the usual way.
+    read is not cut so (a file written by hand), the whole file is written the usual way. ``written``: ``text``
+    is known to be ``dumps(before, edition)`` (the caller wrote it so), and is not looked through to see.
     """
     common = min(len(before.history), len(after.history))
-    _head, marker, tail = text.partition(HISTORY_LINE)
-    read = "\n" + tail  # each entry starts a line with « - »
-    if (
-        not before.history
-        or not marker
-        or read.count("\n- ") != len(before.history)
-        or before.history[:common] != after.history[:common]
-        or not text.endswith("\n")
-    ):
+    _head_text, marker, tail = text.partition(HISTORY_LINE)
+    if not before.history or not marker or before.history[:common] != after.history[:common]:
         return dumps(after, edition)
-    if common == len(before.history) and read.startswith("\n- ") and "\n\n- " not in read:
+    if written:
+        entries_at_margin, blank_line = True, False
+    else:
+        read = "\n" + tail  # each entry starts a line with « - »
+        entries_at_margin = read.count("\n- ") == len(before.history) and text.endswith("\n")
+        blank_line = "\n\n- " in read
+    if not entries_at_margin:
+        return dumps(after, edition)
+    if common == len(before.history) and tail.startswith("- ") and not blank_line:
         kept = tail  # entries added at the end: the history as read, whole (a blank line between entries: cut below)
     else:
-        entries = ["- " + part for part in read.split("\n- ")[1:]]
-        kept = "".join(e if e.endswith("\n") else e + "\n" for e in entries[:common])
+        parts = ("\n" + tail).split("\n- ")[1:]
+        kept = "".join("- " + e if e.endswith("\n") else "- " + e + "\n" for e in parts[:common])
     players = dumps(replace(after, history=()), edition)
     if not after.history:
         return players
-    new = [
-        dumps(replace(after, players=(), history=(entry,)), edition).partition(HISTORY_LINE)[2]
-        for entry in after.history[common:]
-    ]
-    return players + HISTORY_LINE[1:] + kept + "".join(new)
+    added = after.history[common:]
+    new = history_text(after.kind, added).removeprefix(HISTORY_LINE[1:]) if added else ""
+    return players + HISTORY_LINE[1:] + kept + new
 
 
 def _amount(kind: str, amount: int) -> int | str:

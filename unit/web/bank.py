@@ -177,13 +177,13 @@ def act(request: Request, form: Form) -> Response:
     except UserError as error:
         return refused(request, loaded, form, Refusal(said(error.message, bank_page.page_words(w))))
     try:
-        text = positions.dumps_after(loaded.text, loaded.game, after, loaded.edition_ref)
+        text = positions.dumps_after(loaded.text, loaded.game, after, loaded.edition_ref, loaded.written)
         version = store.write("game", name, text, loaded.version)
     except Changed:
         return refused(request, loaded, form, Refusal(w("web.bank.changed"), "", 409))
     except UserError as error:  # too large for the command line, or the disk refused it: nothing written
         return refused(request, loaded, form, Refusal(error.say(w), "", 507))
-    web.games.keep(name, version, lang, after, loaded.edition_ref)  # the page that follows reads it at once
+    web.games.keep(name, version, lang, after, loaded.edition_ref, written=True)  # the page that follows reads it
     if what == "auction":
         settle(request, form)
     return back_to_game(name, form, query)

@@ -17,7 +17,7 @@ import contextlib
 import functools
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Hashable
 from dataclasses import dataclass
 from typing import Any
 
@@ -25,6 +25,7 @@ from starlette.requests import Request
 
 from unit import i18n
 from unit.calculator import bank, city, classic, rules
+from unit.calculator import history as histories
 from unit.calculator import position as positions
 from unit.calculator.edition import CityEdition, ClassicEdition, Street
 from unit.calculator.rulebook import RentReport
@@ -169,21 +170,75 @@ def _quiet(compute: Callable[[], int | None]) -> int | None:
 # --- the history ------------------------------------------------------------------------------------
 
 
-def history(game: positions.Game, everything: bool = False) -> list[Line]:
+class Said(Text):
+    """A history line said once in ``language`` (kept, :class:`~unit.web.caches.PartCache`): the page says it again
+    as it was said; another language says the words afresh."""
+
+    __slots__ = ("text", "language", "said")
+
+    def __init__(self, text: Text, language: str, said: str):
+        super().__init__(text.key, **text.values)
+        self.text = text
+        self.language = language
+        self.said = said
+
+    def say(self, words: Say) -> str:
+        return self.said if getattr(words, "language", None) == self.language else self.text.say(words)
+
+
+#: Where history lines are kept: ``keep(key, make)`` gives the value kept under ``key``, or ``make()`` kept
+#: (``web.parts.lines.get``, :class:`unit.web.caches.Lru`).
+Keep = Callable[[Hashable, Callable[[], "tuple[histories.Entry, Said]"]], "tuple[histories.Entry, Said]"]
+
+
+def line(game: positions.Game, n: int, lang: str, lines: Keep | None = None) -> Line:
+    """Entry ``n`` of the history (1 the oldest) in words, said in ``lang``: kept in ``lines`` by the entry itself
+    (its words follow from it, the game's kind and the language alone), so a page of a long evening says only the
+    entries it has not said yet."""
+    entry = game.history[n - 1]
+
+    def say() -> tuple[histories.Entry, Said]:
+        text = bank.describe(game, entry)
+        return entry, Said(text, lang, text.say(i18n.words(lang)))
+
+    if lines is None:
+        return Line(n, say()[1])
+    # The key holds the entry's identity, and the value the entry: no other entry can take its id while it is kept.
+    kept, said = lines(("line", game.kind, lang, id(entry)), say)
+    return Line(n, said if kept is entry else say()[1])
+
+
+def history(game: positions.Game, everything: bool = False, lang: str = "fr", lines: Keep | None = None) -> list[Line]:
     """The history newest first, in words (« Bruno → Alice · M 600k · loyer de Docks »)."""
     entries = game.history
     first = 0 if everything else max(0, len(entries) - HISTORY_SHOWN)
-    return [Line(n, bank.describe(game, entries[n - 1])) for n in range(len(entries), first, -1)]
+    return [line(game, n, lang, lines) for n in range(len(entries), first, -1)]
 
 
-def values(game: positions.Game, query: dict[str, str], variant: str | None, lang: str) -> dict[str, Any]:
-    """The bank's part of the game page: each card's and player's taps, the squares for sale, the history, and the
-    entry just recorded (``?done=N``, N the history's length then) or the count just undone (``?undone=K``)."""
-    done = query.get("done", "")
-    last = None
-    if done.isascii() and done.isdigit() and int(done) == len(game.history) and game.history:
-        last = Line(len(game.history), bank.describe(game, game.history[-1]))
-    undone = query.get("undone", "")
+def mortgages_paid(game: positions.Game) -> tuple[tuple[str, int | None], ...]:
+    """Each square mortgaged now, with what the bank paid for it (the history's last mortgage of it; None when the
+    history has none): what lifting it costs (:func:`unit.calculator.bank.lift_cost`) follows from it, and it is all
+    the taps read of the history."""
+    mortgaged = [h.name for p in game.players for h in p.holdings if h.mortgaged]
+    if not mortgaged:
+        return ()
+    paid: dict[str, int] = {}
+    for entry in reversed(game.history):  # one walk for them all, back to the oldest mortgage needed
+        if (
+            entry.what == "mortgage"
+            and entry.square is not None
+            and entry.square in mortgaged
+            and entry.square not in paid
+        ):
+            paid[entry.square] = entry.payment.amount
+            if len(paid) == len(mortgaged):
+                break
+    return tuple((square, paid.get(square)) for square in mortgaged)
+
+
+def position_values(game: positions.Game, variant: str | None, lang: str) -> dict[str, Any]:
+    """The bank's part of the game page that follows from the position alone (who holds what, built how, and
+    :func:`mortgages_paid`), never from the cash: each card's and player's taps, and the squares for sale."""
     cards: dict[str, list[Tap]] = {}
     for player in game.players:
         for holding in player.holdings:
@@ -193,11 +248,28 @@ def values(game: positions.Game, query: dict[str, str], variant: str | None, lan
         "bank_cards": cards,
         "bank_players": {p.name: player_taps(game, p, lang) for p in game.players},
         "bank_for_sale": for_sale(game, lang),
-        "bank_history": history(game, query.get("history") == "all"),
+    }
+
+
+def history_values(game: positions.Game, query: dict[str, str], lang: str, lines: Keep | None = None) -> dict[str, Any]:
+    """The bank's part of the game page that follows from the history: its newest entries, and the entry just
+    recorded (``?done=N``, N the history's length then) or the count just undone (``?undone=K``)."""
+    done = query.get("done", "")
+    last = None
+    if done.isascii() and done.isdigit() and int(done) == len(game.history) and game.history:
+        last = line(game, len(game.history), lang, lines)
+    undone = query.get("undone", "")
+    return {
+        "bank_history": history(game, query.get("history") == "all", lang, lines),
         "bank_entries": len(game.history),
         "bank_last": last,
         "bank_undone": int(undone) if undone.isascii() and undone.isdigit() and len(undone) < 5 else 0,
     }
+
+
+def values(game: positions.Game, query: dict[str, str], variant: str | None, lang: str) -> dict[str, Any]:
+    """The bank's part of the game page: :func:`position_values` and :func:`history_values`."""
+    return position_values(game, variant, lang) | history_values(game, query, lang)
 
 
 def payers(game: positions.Game, report: RentReport | None, lang: str) -> list[dict[str, Any]]:

@@ -177,9 +177,7 @@ def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLR
         "snap": snapshot,
         "unit": web.hub.connected,
         "page_name": name,
-        "client_words": {
-            k.removeprefix("web."): v for k, v in words.entries.items() if k.startswith(("web.js.", "web.state."))
-        },
+        "client_words": client_words(words),
     } | values
     body = web.templates.get_template(f"{name}.html").render(**context)
     response = HTMLResponse(body, status_code=status, headers=SECURITY_HEADERS)
@@ -188,6 +186,13 @@ def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLR
     if request.query_params.get("lang") == language:
         response.set_cookie(LANG_COOKIE, language, max_age=365 * 86400, samesite="strict")
     return response
+
+
+@functools.cache
+def client_words(words: i18n.Words) -> dict[str, str]:
+    """The words the pages' scripts say (``web.js.*``, ``web.state.*``), without their ``web.`` prefix: picked
+    once for each language from its thousands of words, and shared by every page (read only)."""
+    return {k.removeprefix("web."): v for k, v in words.entries.items() if k.startswith(("web.js.", "web.state."))}
 
 
 def see_other(path: str) -> Response:

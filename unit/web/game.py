@@ -25,7 +25,7 @@ the file's version; a change made from an older version is refused with
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 from urllib.parse import urlencode
 
@@ -82,9 +82,10 @@ class Loaded:
         self.name = name
         self.file = f"{name}.game.yaml"
         self.text, self.version = store.read("game", name)
+        self.written = False  # whether the text is known to be position.dumps(game), as the bank writes it
         kept = web.games.get(store, name, self.version, language)
         if kept is not None:
-            self.game, self.edition_ref = kept
+            self.game, self.edition_ref, self.written = kept.game, kept.ref, kept.written
             return
         data = yamlfile.parse(self.text, self.file, what="game file")
         self.game = positions.parse(data, self.file, store.root, language, web.editions.load)
@@ -339,36 +340,15 @@ def show_game(
     :class:`CardView`) and kept: a payment renders again only the two players it changes."""
     lang = language_of(request)
     game = loaded.game
-    words, write = i18n.words(lang), rules.of(game).write  # amounts as the game writes them
     variant = variant_of(game, variant_text)
-    bank = bank_page.values(game, dict(request.query_params), variant, lang)
-    groups = group_of(game)
-    names = tuple(p.name for p in game.players)
-    for_sale = tuple(bank["bank_for_sale"])
-    free = tuple(name for name, _label in for_sale)  # the squares nobody holds, in board order (taxes are not held)
-    said = None if error is None else Said(error.field, error.message)
     web = web_of(request)
-
-    def card(i: int, index: int, holding: Any) -> CardView:
-        player = game.players[i]
-        name = city_or_classic_name(holding)
-        group = groups.get(name, "")
-        return CardView(
-            lang=lang,
-            game_name=loaded.name,
-            kind=game.kind,
-            variant=variant,
-            player=i,
-            index=index,
-            players=names,
-            holding=holding,
-            tower=player.tower == name,
-            group=group,
-            group_label=group_label(game, group, lang),
-            value=write(holding_value(game, player, holding, variant, lang), words),
-            taps=tuple(bank["bank_cards"].get(name, ())),
-            error=said if said is not None and said.field == f"h-{name}" else None,
-        )
+    board = board_of(web, loaded.name, game, variant, lang)
+    bank = board.bank | bank_page.history_values(game, dict(request.query_params), lang, web.parts.lines.get)
+    words, write = i18n.words(lang), rules.of(game).write  # amounts as the game writes them
+    said = None if error is None else Said(error.field, error.message)
+    cards = board.cards
+    if said is not None:  # a refusal about a card is said on it: the cards with it, as they are then
+        cards = tuple(Marked(cards_markup(web, views, said)) for views in board.card_views)
 
     def player(i: int, csrf: str, version: str) -> Kept:
         """Player ``i``'s part of the page, their cards in it, as kept, with this page's token and version (as the
@@ -380,20 +360,20 @@ def show_game(
             kind=game.kind,
             variant=variant,
             player=i,
-            players=names,
+            players=board.names,
             name=p.name,
             cash=write(p.cash, words),
             tower=p.tower,
             exemption=p.exemption_card,
             holdings=tuple(city_or_classic_name(h) for h in p.holdings),
-            taps=tuple(bank["bank_players"][p.name]),
-            for_sale=for_sale,
-            free=free,
+            taps=board.player_taps[i],
+            for_sale=board.for_sale,
+            free=board.free,
             error=said,
         )
-        cards = "".join(f"\n    {kept(web, 'game_card.html', card(i, k, h))}\n  " for k, h in enumerate(p.holdings))
-        section = kept(web, "game_player.html", view).replace(CARDS_MARK, cards)
-        return Kept(section.replace(CSRF_MARK, csrf).replace(VERSION_MARK, version))
+        csrf, version = str(csrf), str(version)  # plain text: Markup's own join would escape the markup put in
+        filled = cards[i].fill(csrf, version)
+        return Kept(filled.join([piece.fill(csrf, version) for piece in player_part(web, view)]))
 
     return page(
         request,
@@ -405,12 +385,91 @@ def show_game(
         kind=game.kind,
         variant=variant,
         player=player,
-        problems=commands.problems_of(game, variant, lang),
+        problems=board.problems,
         error=error,
         confirm=confirm,
         sale=bank_page.sale_offer(request, loaded.name, game),
         **bank,
     )
+
+
+@dataclass(frozen=True)
+class Board:
+    """What the game page shows that follows from the position alone, not from the cash nor the history (but what
+    the bank paid for each mortgage, :func:`unit.web.bank_page.mortgages_paid`): each player's cards and taps, the
+    squares for sale, the problems. A payment changes none of it: the page after one is put together from the board
+    kept (:func:`board_of`), and only the two players whose cash moved are rendered again."""
+
+    edition: editions.Edition  # what it was made with (its identity is in the key: kept, no other takes it)
+    names: tuple[str, ...]  # every player's name, in order
+    bank: dict[str, Any]  # the bank's values: bank_page.position_values
+    player_taps: tuple[tuple[bank_page.Tap, ...], ...]  # each player's taps
+    for_sale: tuple[tuple[str, str], ...]  # the squares nobody holds, with their printed price, in board order
+    free: tuple[str, ...]  # the same, for the corrections' « add »
+    problems: list[commands.SaidProblem]
+    card_views: tuple[tuple[CardView, ...], ...]  # each player's cards, as they show with no refusal
+    cards: tuple[Marked, ...]  # each player's cards, as kept markup (cut at the marks for the token and the version)
+
+
+def board_of(web: Web, name: str, game: positions.Game, variant: str | None, lang: str) -> Board:
+    """The :class:`Board` of ``game``, kept by all it is made from: the game's name and file, its edition, its
+    players without their cash, and what the bank paid for what is mortgaged."""
+    position = tuple((p.name, p.holdings, p.tower, p.exemption_card) for p in game.players)
+    key = ("board", name, game.source, id(game.edition), lang, variant, position, bank_page.mortgages_paid(game))
+    return web.parts.positions.get(key, functools.partial(make_board, web, name, game, variant, lang))
+
+
+def make_board(web: Web, name: str, game: positions.Game, variant: str | None, lang: str) -> Board:
+    """:func:`board_of`'s board, made now."""
+    words, write = i18n.words(lang), rules.of(game).write
+    bank = bank_page.position_values(game, variant, lang)
+    groups = group_of(game)
+    names = tuple(p.name for p in game.players)
+    for_sale = tuple(bank["bank_for_sale"])
+
+    def card(i: int, index: int, holding: Any) -> CardView:
+        player = game.players[i]
+        square = city_or_classic_name(holding)
+        group = groups.get(square, "")
+        return CardView(
+            lang=lang,
+            game_name=name,
+            kind=game.kind,
+            variant=variant,
+            player=i,
+            index=index,
+            players=names,
+            holding=holding,
+            tower=player.tower == square,
+            group=group,
+            group_label=group_label(game, group, lang),
+            value=write(holding_value(game, player, holding, variant, lang), words),
+            taps=tuple(bank["bank_cards"].get(square, ())),
+            error=None,
+        )
+
+    views = tuple(tuple(card(i, k, h) for k, h in enumerate(p.holdings)) for i, p in enumerate(game.players))
+    return Board(
+        edition=game.edition,
+        names=names,
+        bank=bank,
+        player_taps=tuple(tuple(bank["bank_players"][p.name]) for p in game.players),
+        for_sale=for_sale,
+        free=tuple(square for square, _label in for_sale),  # taxes are not held
+        problems=commands.problems_of(game, variant, lang),
+        card_views=views,
+        cards=tuple(Marked(cards_markup(web, cards)) for cards in views),
+    )
+
+
+def cards_markup(web: Web, views: tuple[CardView, ...], said: Said | None = None) -> str:
+    """One player's cards, as kept markup; ``said``: a refusal, shown on the card it is about."""
+    if said is not None:
+        views = tuple(
+            replace(view, error=said if said.field == f"h-{city_or_classic_name(view.holding)}" else None)
+            for view in views
+        )
+    return "".join(f"\n    {kept(web, 'game_card.html', view)}\n  " for view in views)
 
 
 @dataclass(frozen=True)
@@ -483,6 +542,31 @@ def kept(web: Web, name: str, view: PlayerView | CardView) -> str:
     its language), with marks where the token, the version and the cards go (:data:`CSRF_MARK`...); kept in the
     application's :class:`~unit.web.caches.PartCache`."""
     return web.parts.get(name, view, functools.partial(render_part, web.templates, name, view))
+
+
+class Marked:
+    """Kept markup cut once at its marks for the token and the version (:data:`CSRF_MARK`, :data:`VERSION_MARK`): a
+    page puts in its own by joining the pieces, without looking through the markup again (a City game's cards are
+    some 100 KB, with a token and a version in every form)."""
+
+    __slots__ = ("pieces",)
+
+    def __init__(self, markup: str):
+        self.pieces = tuple(tuple(part.split(VERSION_MARK)) for part in markup.split(CSRF_MARK))
+
+    def fill(self, csrf: str, version: str) -> str:
+        """The markup with ``csrf`` and ``version`` (as the template escaped them) where the marks were."""
+        return csrf.join([version.join(part) for part in self.pieces])
+
+
+def player_part(web: Web, view: PlayerView) -> tuple[Marked, ...]:
+    """A player's part (templates/game_player.html) as kept, cut at its marks, in pieces around where the cards go
+    (:data:`CARDS_MARK`)."""
+
+    def cut() -> tuple[Marked, ...]:
+        return tuple(Marked(piece) for piece in render_part(web.templates, "game_player.html", view).split(CARDS_MARK))
+
+    return web.parts.markup.get(("game_player.html: cut", view), cut)
 
 
 def render_part(templates: Environment, name: str, view: PlayerView | CardView) -> str:
