@@ -203,38 +203,51 @@ LED_CONTRACT = 0.005
 LED_LOOSE = 10 * LED_CONTRACT
 
 
+class StampedInputs:
+    """The runtime's input queue, keeping the time the runtime stamped on each input it was given."""
+
+    def __init__(self, inner: queue.SimpleQueue):
+        self.inner = inner
+        self.stamps: list[float] = []
+
+    def put(self, item: tuple[float, Any]) -> None:
+        self.stamps.append(item[0])
+        self.inner.put(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
 def led_edges(unit: Running, edges: int) -> list[tuple[float, bool]]:
     """Switch on (if off), press the auction button pin, wait on the LED pin until the auction is over: the
     pin's edges as (seconds after the press, lit), ``edges`` of them if the unit keeps its contract.
 
-    Two stamps on one clock: the press as the backend posts it to the loop (``runtime.clock``, from which
-    the core counts its deadlines) and the mock pin's own record of each change (``time.monotonic`` too).
-    The wait is on the pin, never on the core's LED mode (the core says "off" a moment before the backend
-    drives the pin): first ``edges`` edges (more may follow), then the end, then the loop caught up, which
-    it is only once it has driven the pin for the end (no edge can follow: the blink is stopped)."""
+    Two stamps on one clock, both the program's: the time the runtime stamped on the press (``runtime.clock``,
+    from which the core counts its deadlines) and the mock pin's own record of each change (``time.monotonic``
+    too, from its clear). The wait is on the pin, never on the core's LED mode (the core says "off" a moment
+    before the backend drives the pin): first ``edges`` edges (more may follow), then the end, then the loop
+    caught up, which it is only once it has driven the pin for the end (no edge can follow: the blink is
+    stopped)."""
     if unit.runtime.unit.state == "off":
         unit.press("power")
     wait_for(lambda: unit.runtime.unit.state == "ready", what="the unit switched on")
-    stamps: list[float] = []
-    post = unit.backend.post
-
-    def stamped(event):
-        stamps.append(unit.runtime.clock())
-        post(event)
-
-    unit.backend.post = stamped
     led = unit.pin("led")
     led.clear_states()
-    cleared = time.monotonic()  # the pin times each state from the previous change, the first from here
-    unit.press("auction")
-    wait_for(lambda: len(led.states) > edges, 10, lambda: f"the LED's edges, {led.states}")
-    wait_for(lambda: unit.runtime.unit.state == "ready", 10, "the end of the auction")
-    caught_up(unit.runtime)
-    unit.backend.post = post
+    cleared = led._last_change  # the pin's own clock at the clear: each state is timed from the one before
+    inputs = unit.runtime.inputs
+    unit.runtime.inputs = stamped = StampedInputs(inputs)  # the loop waits on ``inputs``: a put wakes it
+    try:
+        unit.press("auction")
+        wait_for(lambda: len(led.states) > edges, 10, lambda: f"the LED's edges, {led.states}")
+        wait_for(lambda: unit.runtime.unit.state == "ready", 10, "the end of the auction")
+        caught_up(unit.runtime)
+    finally:
+        unit.runtime.inputs = inputs
+    pressed = stamped.stamps[0]
     seen, at = [], cleared
     for state in led.states[1:]:  # the first is the state when cleared
         at += state.timestamp
-        seen.append((at - stamps[0], bool(state.state)))
+        seen.append((at - pressed, bool(state.state)))
     return seen
 
 
