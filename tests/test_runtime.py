@@ -45,33 +45,37 @@ def real_time_trace(events, until, config, seed=4) -> list[dict]:
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
-CONTRACT = 0.005  # a timed event within 5 ms of its deadline (docs/reliability.md)
+CONTRACT = 0.005  # the auction's warning and end within 5 ms of their deadlines (docs/reliability.md)
 # Every record of every run: twenty times the contract (docs/dev/principles.md: ten times or more), the bound
-# this test always had; a thread of a busy machine was seen 74 ms late (two CPU hogs, load 2.5), while a stall
-# on the timing path (a display write, 0.4 s) fails every run.
+# this test always had. A thread of a busy machine was seen 74 ms late (two CPU hogs, load 2.5); a stall on the
+# timing path (a display write, 0.4 s) is later than this in every run.
 LOOSE = 0.1
 
 
 @pytest.mark.slow
 @pytest.mark.latency
 def test_headless_trace_matches_simulate_in_order_content_and_time():
-    """The same records as simulate's, in the same order; each at its virtual time or a little after, on the
-    loop's own clock: up to three runs, every record within LOOSE of its time in each, one run with every
-    record within CONTRACT (a busy machine delays a thread now and then; a stall delays every run)."""
+    """The same records as simulate's, in the same order; each at its virtual time or a little after (never
+    before), on the loop's own clock: up to three runs, every record within LOOSE of its time in each, one
+    run with the auction's warning and end (the contract's deadlines) within CONTRACT."""
     virtual = simulate_records(UNTIL, EVENTS, SHORT, seed=4)
     strip = lambda records: [{k: v for k, v in r.items() if k != "t"} for r in records]  # noqa: E731
+    states = [i for i, r in enumerate(virtual) if r["kind"] == "state"]
+    warning = next(i for i in states if virtual[i]["state"] == "warning")
+    end = next(i for i in states if i > warning and virtual[i]["state"] == "ready")
+    assert (virtual[warning]["t"], virtual[end]["t"]) == (1.2, 1.7)  # 0.2 + 1.5 - 0.5, and 0.2 + 1.5
     tries = []
     for _ in range(3):
         real = real_time_trace(EVENTS, UNTIL, SHORT)
         assert strip(real) == strip(virtual)
         lateness = [r["t"] - v["t"] for r, v in zip(real, virtual, strict=True)]
         latest = max(range(len(real)), key=lateness.__getitem__)
-        tries.append((round(lateness[latest] * 1e3, 1), virtual[latest]))  # ms and the record, for the message
+        tries.append((round(lateness[warning] * 1e3), round(lateness[end] * 1e3)))  # ms, for the message
         assert min(lateness) >= -0.002, lateness  # never early (t is rounded to the ms)
-        assert max(lateness) < LOOSE, f"the latest record of each run (ms, its virtual record): {tries}"
-        if max(lateness) < CONTRACT:
+        assert lateness[latest] < LOOSE, f"{lateness[latest] * 1e3:.1f} ms late: {virtual[latest]}"
+        if max(lateness[warning], lateness[end]) < CONTRACT:
             return
-    raise AssertionError(f"no run with every record within {CONTRACT * 1e3:g} ms of simulate's: {tries}")
+    raise AssertionError(f"no run with the warning and the end within 5 ms (ms late, each run): {tries}")
 
 
 def test_loop_sleeps_when_nothing_is_due():
