@@ -28,7 +28,7 @@ from typing import Any, TypeVar
 from unit.app import config as configuration
 from unit.app import scenario as scenarios
 from unit.app.link import Link
-from unit.app.runtime import Runtime
+from unit.app.runtime import Job, Runtime
 from unit.app.scenario import Step
 from unit.app.simulate import simulate
 from unit.app.trace import TraceWriter
@@ -60,6 +60,34 @@ def wait_for(predicate: Callable[[], T], timeout: float = 5.0, what: str | Calla
             raise AssertionError(f"waited {timeout} s in vain{': ' + said if said else ''}")
         time.sleep(POLL)
     return value
+
+
+def caught_up(runtime: Runtime, timeout: float = 5.0) -> None:
+    """Return once the runtime's loop has handled everything posted to it before this call.
+
+    A mark posted now runs after them (the loop's queue is first in, first out): the barrier of a test that
+    shows nothing happened (a refused or a short press would have been posted, and handled, by then), where
+    a sleep would only guess how long the loop takes.
+    """
+    done = threading.Event()
+    runtime.post(Job("the test's mark", lambda at: done.set()))
+    assert done.wait(timeout), f"the loop did not reach the test's mark in {timeout} s"
+
+
+def trace_records(path: Path) -> list[dict]:
+    """The records of the JSON-lines trace another process is writing at ``path``: its whole lines only (a
+    line being written is read at the next look)."""
+    text = path.read_text(encoding="utf-8") if path.exists() else ""
+    return [json.loads(line) for line in text.splitlines(keepends=True) if line.endswith("\n") and line.strip()]
+
+
+def wait_for_record(path: Path, where: Callable[[dict], bool] = bool, timeout: float = 10.0) -> dict:
+    """The first record of the trace at ``path`` that ``where`` accepts, once it is written."""
+    return wait_for(
+        lambda: next((record for record in trace_records(path) if where(record)), None),
+        timeout,
+        lambda: f"a record in {path}; it holds {trace_records(path)[:5]}",
+    )
 
 
 # --- the unit on a virtual clock ------------------------------------------------------------------------
@@ -167,6 +195,84 @@ class Running:
         self.runtime.stop()
         self.thread.join(3)
         assert not self.thread.is_alive()
+
+
+#: The LED's edge within 5 ms of its deadline (docs/reliability.md); every edge of every try within ten times
+#: that (docs/dev/principles.md): a display or a file on the timing path is 0.1 s or more.
+LED_CONTRACT = 0.005
+LED_LOOSE = 10 * LED_CONTRACT
+
+
+class StampedInputs:
+    """The runtime's input queue, keeping the time the runtime stamped on each input it was given."""
+
+    def __init__(self, inner: queue.SimpleQueue):
+        self.inner = inner
+        self.stamps: list[float] = []
+
+    def put(self, item: tuple[float, Any]) -> None:
+        self.stamps.append(item[0])
+        self.inner.put(item)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self.inner, name)
+
+
+def led_edges(unit: Running, edges: int) -> list[tuple[float, bool]]:
+    """Switch on (if off), press the auction button pin, wait on the LED pin until the auction is over: the
+    pin's edges as (seconds after the press, lit), ``edges`` of them if the unit keeps its contract.
+
+    Two stamps on one clock, both the program's: the time the runtime stamped on the press (``runtime.clock``,
+    from which the core counts its deadlines) and the mock pin's own record of each change (``time.monotonic``
+    too, from its clear). The wait is on the pin, never on the core's LED mode (the core says "off" a moment
+    before the backend drives the pin): first ``edges`` edges (more may follow), then the end, then the loop
+    caught up, which it is only once it has driven the pin for the end (no edge can follow: the blink is
+    stopped)."""
+    if unit.runtime.unit.state == "off":
+        unit.press("power")
+    wait_for(lambda: unit.runtime.unit.state == "ready", what="the unit switched on")
+    led = unit.pin("led")
+    led.clear_states()
+    cleared = led._last_change  # the pin's own clock at the clear: each state is timed from the one before
+    inputs = unit.runtime.inputs
+    unit.runtime.inputs = stamped = StampedInputs(inputs)  # the loop waits on ``inputs``: a put wakes it
+    try:
+        unit.press("auction")
+        wait_for(lambda: len(led.states) > edges, 10, lambda: f"the LED's edges, {led.states}")
+        wait_for(lambda: unit.runtime.unit.state == "ready", 10, "the end of the auction")
+        caught_up(unit.runtime)
+    finally:
+        unit.runtime.inputs = inputs
+    pressed = stamped.stamps[0]
+    seen, at = [], cleared
+    for state in led.states[1:]:  # the first is the state when cleared
+        at += state.timestamp
+        seen.append((at - pressed, bool(state.state)))
+    return seen
+
+
+def assert_auctions_keep_time(unit: Running, expected: list[tuple[float, bool]], at_deadlines: tuple[int, ...]):
+    """The LED's latency contract (docs/dev/principles.md): up to three auctions, each with exactly the edges
+    ``expected`` (none missing, none more), every edge within LED_LOOSE of its time; one auction with its
+    edges at the core's deadlines (the indices ``at_deadlines``) within LED_CONTRACT. An edge at a deadline
+    is timed from the press; an edge of the blink (gpiozero's own thread) from the edge before it, as that
+    thread times it. A busy test machine delays a thread by a few ms now and then; a slow thing on the timing
+    path delays every auction."""
+    tries = []
+    for _ in range(3):
+        edges = led_edges(unit, len(expected))
+        assert [lit for _, lit in edges] == [lit for _, lit in expected], edges
+        late = []
+        for i, ((at, _), (due, _)) in enumerate(zip(edges, expected, strict=True)):
+            if i not in at_deadlines:
+                due += edges[i - 1][0] - expected[i - 1][0]  # the blink's: after the edge before
+            late.append(abs(at - due))
+        tries.append([round(x * 1e3, 1) for x in late])  # ms, for the message
+        assert max(late) < LED_LOOSE, f"LED edges late by (ms) {tries}"
+        assert unit.pin("led").state == 0  # dark after the end
+        if max(late[i] for i in at_deadlines) < LED_CONTRACT:
+            return
+    raise AssertionError(f"no auction with the LED's edges within {LED_CONTRACT * 1e3:g} ms of the deadlines: {tries}")
 
 
 # --- the unit in real time with its link, a client of its socket, the web service ----------------------

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
+import contextlib
 import socket
 import threading
-import time
 
 import pytest
 
@@ -25,55 +25,81 @@ def notify_socket(tmp_path):
     server.close()
 
 
-def receive_all(server, seconds):
+def drain(server) -> list[str]:
+    """The datagrams already on the socket, in order (the sender's send() has queued them: nothing to wait for)."""
     got = []
-    end = time.monotonic() + seconds
-    server.settimeout(0.05)
-    while time.monotonic() < end:
-        try:
-            got.append((time.monotonic(), server.recv(256).decode()))
-        except TimeoutError:
-            pass
+    server.setblocking(False)
+    with contextlib.suppress(BlockingIOError):
+        while True:
+            got.append(server.recv(256).decode())
     return got
 
 
-def test_ready_after_the_hardware_opens_then_watchdog_pings(notify_socket):
+class VirtualGpio(Gpio):
+    """The gpio backend on mock pins whose wait for the next deadline is a jump of the virtual clock ``now``:
+    the loop runs a whole run at once, at the exact times it would wake."""
+
+    def __init__(self, config, now: list[float]):
+        super().__init__(config, pin_factory("mock"))
+        self.now = now
+
+    def wait(self, timeout):
+        assert timeout is not None, "the loop would wait forever: no deadline"
+        self.now[0] += timeout
+
+
+def test_ready_after_the_hardware_opens_then_watchdog_pings_from_the_loop_at_half_the_timeout(notify_socket):
+    """READY=1 once the hardware is open, WATCHDOG=1 at once and then every half of WATCHDOG_USEC (0.1 s), from
+    the loop, STOPPING=1 at the end: on a virtual clock, each message at its exact time, and all on the socket."""
     server, path = notify_socket
-    notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"})
+    now = [0.0]
+    sent: list[tuple[float, str]] = []
+
+    class Stamped(Notifier):
+        def notify(self, message):
+            sent.append((now[0], message))
+            super().notify(message)
+
+    notifier = Stamped({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "200000"})
     assert notifier.watchdog_interval == 0.1
     config = configuration.load()
-    runtime = Runtime(Unit(config), Gpio(config, pin_factory("mock")), notifier=notifier, until=0.55)
+    runtime = Runtime(Unit(config), VirtualGpio(config, now), notifier=notifier, until=0.55, clock=lambda: now[0])
     runtime.run()
-    messages = [m for _, m in receive_all(server, 0.2)]
-    assert messages[0] == "READY=1"
-    assert 5 <= messages.count("WATCHDOG=1") <= 7  # every 0.1 s for 0.55 s, from the loop
-    assert messages[-1] == "STOPPING=1"
+    pings = [0.0, 0.1, 0.2, 0.3, 0.4, 0.5]  # not at 0.6: the run ends at 0.55
+    expected = [(0.0, "READY=1")] + [(t, "WATCHDOG=1") for t in pings] + [(0.55, "STOPPING=1")]
+    assert [m for _, m in sent] == [m for _, m in expected]
+    assert [t for t, _ in sent] == pytest.approx([t for t, _ in expected], abs=1e-9)
+    assert drain(server) == [m for _, m in expected]  # every one reached the socket, in order
 
 
 @pytest.mark.slow
 def test_a_hung_loop_stops_the_pings(notify_socket):
     server, path = notify_socket
-    notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"})
+    notifier = Notifier({"NOTIFY_SOCKET": path, "WATCHDOG_USEC": "100000"})  # a ping every 0.05 s
     config = configuration.load()
     runtime = Runtime(Unit(config), Gpio(config, pin_factory("mock")), notifier=notifier)
     runtime.open()
-    hang = threading.Event()
+    hung, release = threading.Event(), threading.Event()
 
     def loop():
         for _ in range(5):
             runtime.step()
-        hang.wait(5)  # the loop is stuck: nobody pings any more
+        hung.set()
+        release.wait(5)  # the loop is stuck: nobody pings any more
 
     thread = threading.Thread(target=loop, daemon=True)
     thread.start()
-    time.sleep(0.35)
-    before = [m for _, m in receive_all(server, 0.05)]  # what the loop sent while it ran
-    pings = [t for t, m in receive_all(server, 0.5) if m == "WATCHDOG=1"]
-    hang.set()
-    thread.join(2)
-    runtime.backend.close()
+    try:
+        assert hung.wait(5), "the loop never ran its five steps"
+        before = drain(server)  # what the loop sent while it ran
+        server.settimeout(0.5)  # ten ping intervals: an absence takes a while to see
+        with pytest.raises(TimeoutError):
+            print("after the hang:", server.recv(256))
+    finally:
+        release.set()
+        thread.join(2)
+        runtime.backend.close()
     assert before[0] == "READY=1" and "WATCHDOG=1" in before
-    assert pings == []
 
 
 def test_abstract_socket_and_no_socket():

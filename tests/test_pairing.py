@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import asyncio
 import re
-import time
 
 import pytest
 from hypothesis import given
@@ -20,7 +19,7 @@ from hypothesis import strategies as st
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
-from helpers import RunningUnit, wait_for  # noqa: E402
+from helpers import RunningUnit, caught_up, wait_for  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from unit.app.link import Link  # noqa: E402
@@ -172,16 +171,10 @@ def test_the_hub_asks_and_checks_codes_per_session(unit, tmp_path):
         hub = UnitHub(tmp_path)
         await hub.start()
         try:
-            for _ in range(500):
-                if hub.connected:
-                    break
-                await asyncio.sleep(0.01)
+            # The one wait, in a worker thread: the hub's event loop goes on meanwhile.
+            await asyncio.to_thread(wait_for, lambda: hub.connected, 5, "the hub connected to the unit")
             assert await hub.request_code("banker")
-            for _ in range(500):
-                if unit.codes:
-                    break
-                await asyncio.sleep(0.01)
-            code = unit.codes[-1]
+            code = await asyncio.to_thread(unit.shown_code, unit.codes)
             assert await hub.request_code("stranger")  # the stranger's code now covers the banker's
             got = [await hub.check_code(wrong(code, n), "stranger") for n in range(CODE_TRIES)]
             got += [await hub.check_code(code, f"nobody{n}") for n in range(CODE_TRIES)]
@@ -200,7 +193,7 @@ def test_a_stranger_voiding_its_own_code_leaves_the_bankers_on_the_screen(unit):
     wait_for(lambda: unit.runtime.unit._code == banker, what="the banker's code on the screen")
     for n in range(CODE_TRIES):
         assert not link.check_code(wrong(banker, n), "stranger")
-    time.sleep(0.1)  # the loop would have taken it off by now
+    caught_up(unit.runtime)  # the loop has handled whatever the wrong tries asked of it
     assert unit.runtime.unit._code == banker
     assert link.check_code(banker, "banker")
     wait_for(lambda: unit.runtime.unit._code is None, what="the used code off the screen")

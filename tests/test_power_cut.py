@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import wait_for
+from helpers import wait_for_record
 
 from unit.app import config as configuration
 from unit.app.persist import FORMAT, GameStore
@@ -105,16 +105,6 @@ def test_a_game_saved_at_its_end_is_not_resumed(tmp_path):
     assert store.load() is None
 
 
-def wait_for_line(path: Path, needle: str, timeout: float = 10.0) -> str:
-    """The first line of the file at ``path`` holding ``needle``, once it is written."""
-
-    def line() -> str | None:
-        text = path.read_text(encoding="utf-8") if path.exists() else ""
-        return next((line for line in text.splitlines() if needle in line), None)
-
-    return wait_for(line, timeout, f"{needle!r} in {path}")
-
-
 def start_unit(tmp_path: Path, script: str, trace: Path) -> subprocess.Popen:
     command = [sys.executable, "-m", "unit", "run", "--backend", "gpio", "--pins", "mock"]
     command += ["--state-dir", str(tmp_path / "state"), "--script", script, "--trace", str(trace)]
@@ -128,7 +118,7 @@ def test_sigkill_in_the_middle_of_a_game_then_restart_resumes_the_time_played(tm
     first_trace = tmp_path / "first.jsonl"
     unit = start_unit(tmp_path, long_game, first_trace)
     try:
-        wait_for_line(first_trace, '"state": "ready"')
+        wait_for_record(first_trace, lambda record: record.get("state") == "ready")
         powered_on = time.time()
         time.sleep(1.3)  # the time played before the plug is pulled: the duration is the input
     finally:

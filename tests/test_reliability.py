@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 import pytest
+from helpers import wait_for_record
 
 POWER_CUTS = int(os.environ.get("MONOPOLY_CITY_POWER_CUTS", "20"))
 REPORT = os.environ.get("MONOPOLY_CITY_REPORT")
@@ -28,20 +29,6 @@ def report(name: str, figures: dict) -> None:
     data = json.loads(path.read_text()) if path.exists() else {}
     data[name] = figures
     path.write_text(json.dumps(data, indent=2))
-
-
-def first_line(path: Path, timeout: float = 15.0, skip: tuple[str, ...] = ()) -> tuple[float, dict]:
-    """The trace's first line (of a kind not in ``skip``), and when it appeared."""
-    end = time.monotonic() + timeout
-    while time.monotonic() < end:
-        if path.exists():
-            text = path.read_text(encoding="utf-8")
-            lines = [json.loads(line) for line in text.splitlines() if line.strip()]
-            lines = [line for line in lines if line["kind"] not in skip]
-            if lines:
-                return time.time(), lines[0]
-        time.sleep(0.005)
-    raise AssertionError(f"no trace in {path}")
 
 
 @pytest.mark.slow
@@ -62,7 +49,9 @@ def test_power_cuts_at_random_moments_resume_the_time_played(tmp_path):
         command += ["--state-dir", str(state), "--script", str(first if run == 0 else later), "--trace", str(trace)]
         unit = subprocess.Popen(command, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         try:
-            seen, line = first_line(trace, skip=("screen", "sound", "pin") if run == 0 else ())
+            skip = ("screen", "sound", "pin") if run == 0 else ()
+            line = wait_for_record(trace, lambda record, skip=skip: record["kind"] not in skip, 15)
+            seen = time.time()  # when the record was there: the unit's start-up is timed from this moment
             if run == 0:
                 assert line["kind"] == "state" and line["state"] == "ready" and line["t"] < 0.1, line
                 powered_on = seen - line["t"]
@@ -71,7 +60,7 @@ def test_power_cuts_at_random_moments_resume_the_time_played(tmp_path):
                 errors.append(abs(line["elapsed"] - (seen - powered_on)))
             if run == POWER_CUTS:
                 break
-            time.sleep(rng.uniform(0.05, 0.6))
+            time.sleep(rng.uniform(0.05, 0.6))  # the random moment of the cut: the duration is the input
         finally:
             unit.send_signal(signal.SIGKILL)
             unit.wait(10)

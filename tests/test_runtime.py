@@ -45,16 +45,37 @@ def real_time_trace(events, until, config, seed=4) -> list[dict]:
     return [json.loads(line) for line in out.getvalue().splitlines()]
 
 
+CONTRACT = 0.005  # the auction's warning and end within 5 ms of their deadlines (docs/reliability.md)
+# Every record of every run: twenty times the contract (docs/dev/principles.md: ten times or more), the bound
+# this test always had. A thread of a busy machine was seen 74 ms late (two CPU hogs, load 2.5); a stall on the
+# timing path (a display write, 0.4 s) is later than this in every run.
+LOOSE = 0.1
+
+
 @pytest.mark.slow
 @pytest.mark.latency
 def test_headless_trace_matches_simulate_in_order_content_and_time():
-    real = real_time_trace(EVENTS, UNTIL, SHORT)
+    """The same records as simulate's, in the same order; each at its virtual time or a little after (never
+    before), on the loop's own clock: up to three runs, every record within LOOSE of its time in each, one
+    run with the auction's warning and end (the contract's deadlines) within CONTRACT."""
     virtual = simulate_records(UNTIL, EVENTS, SHORT, seed=4)
     strip = lambda records: [{k: v for k, v in r.items() if k != "t"} for r in records]  # noqa: E731
-    assert strip(real) == strip(virtual)
-    lateness = [r["t"] - v["t"] for r, v in zip(real, virtual, strict=True)]
-    # Generous bounds for a loaded CI machine; benchmarks/ measures the real figure.
-    assert all(-0.002 <= late < 0.1 for late in lateness), max(lateness)
+    states = [i for i, r in enumerate(virtual) if r["kind"] == "state"]
+    warning = next(i for i in states if virtual[i]["state"] == "warning")
+    end = next(i for i in states if i > warning and virtual[i]["state"] == "ready")
+    assert (virtual[warning]["t"], virtual[end]["t"]) == (1.2, 1.7)  # 0.2 + 1.5 - 0.5, and 0.2 + 1.5
+    tries = []
+    for _ in range(3):
+        real = real_time_trace(EVENTS, UNTIL, SHORT)
+        assert strip(real) == strip(virtual)
+        lateness = [r["t"] - v["t"] for r, v in zip(real, virtual, strict=True)]
+        latest = max(range(len(real)), key=lateness.__getitem__)
+        tries.append((round(lateness[warning] * 1e3), round(lateness[end] * 1e3)))  # ms, for the message
+        assert min(lateness) >= -0.002, lateness  # never early (t is rounded to the ms)
+        assert lateness[latest] < LOOSE, f"{lateness[latest] * 1e3:.1f} ms late: {virtual[latest]}"
+        if max(lateness[warning], lateness[end]) < CONTRACT:
+            return
+    raise AssertionError(f"no run with the warning and the end within 5 ms (ms late, each run): {tries}")
 
 
 def test_loop_sleeps_when_nothing_is_due():
@@ -125,10 +146,10 @@ def test_emulator_without_a_display_says_what_to_do(monkeypatch, capsys):
     assert err.count("\n") == 1
 
 
-@pytest.mark.slow
-@pytest.mark.latency
 def test_a_setting_changed_just_before_a_deadline_is_written_after_it_never_on_the_timing_path(tmp_path):
-    """A phone may change a setting mid-auction: settings.json waits for a moment clear of the core's deadlines."""
+    """A phone may change a setting mid-auction: settings.json waits for a moment clear of the core's deadlines.
+    On a virtual clock, stepped as the loop wakes: the change arrives exactly 30 ms before the countdown's next
+    second, the file is written just after that second, and not within SAVE_CLEARANCE of the one after."""
     from unit.app import runtime as runtimes
     from unit.app.phone_settings import apply_settings
     from unit.app.settings import SettingsStore
@@ -140,26 +161,34 @@ def test_a_setting_changed_just_before_a_deadline_is_written_after_it_never_on_t
             writes.append((runtime.clock(), runtime.unit.next_deadline()))
             super().save(choices)
 
+    now = [0.0]
     config = configuration.load(({"auction": {"seconds": 5, "warning_seconds": 1}}, "test"))
-    runtime = Runtime(Unit(config), Headless(config.language), settings=Spy(tmp_path))
-    thread = threading.Thread(target=runtime.run, daemon=True)
-    thread.start()
-    try:
-        for button in ("power", "auction"):
-            runtime.post(Pressed(button))
-            runtime.post(Released(button))
-        wait_for(lambda: runtime.unit.state == "countdown")
-        deadline = runtime.unit.next_deadline()
-        assert deadline is not None
-        time.sleep(max(0.0, deadline - runtime.clock() - 0.03))  # 30 ms before the next second of the countdown
-        runtime.post(Job("settings", lambda at: apply_settings(runtime, {"game.minutes": 90}, at)))
-        wait_for(lambda: writes, what="the setting to be written")
-    finally:
-        runtime.stop()
-        thread.join(5)
+    runtime = Runtime(Unit(config), Headless(config.language), settings=Spy(tmp_path), clock=lambda: now[0])
+    runtime.open()
+    for button in ("power", "auction"):
+        runtime.post(Pressed(button))
+        runtime.post(Released(button))
+    runtime.step(max_wait=0)
+    assert runtime.unit.state == "countdown"
+    deadline = runtime.unit.next_deadline()
+    assert deadline is not None
+
+    def step_to(t: float) -> None:
+        """Every wake of the loop up to ``t``, then ``t``."""
+        while (due := runtime.next_wake()) is not None and due <= t:
+            now[0] = due
+            runtime.step(max_wait=0)
+        now[0] = t
+
+    step_to(deadline - 0.03)
+    runtime.post(Job("settings", lambda at: apply_settings(runtime, {"game.minutes": 90}, at)))
+    runtime.step(max_wait=0)
+    assert writes == []  # not now: the deadline is 30 ms away
+    step_to(deadline + 1.0)
+    assert len(writes) == 1
     written_at, next_deadline = writes[0]
-    assert written_at > deadline  # after the deadline it came close to
-    assert next_deadline is None or next_deadline - written_at >= runtimes.SAVE_CLEARANCE - 0.01
+    assert deadline < written_at <= deadline + 0.01  # just after the deadline it came close to
+    assert next_deadline is None or next_deadline - written_at >= runtimes.SAVE_CLEARANCE
     assert SettingsStore(tmp_path).apply(configuration.load()).game.minutes == 90
 
 

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import textwrap
 import threading
-import time
 
 import pytest
 from helpers import ROOT, LinkClient, RunningUnit, wait_for
@@ -181,7 +180,9 @@ def test_a_thousand_connecting_clients_do_not_make_the_auction_end_late(tmp_path
                 stdout=subprocess.PIPE,
                 text=True,
             ) as crowd:
-                time.sleep(0.5)  # the crowd is at the door before the auction starts (the time is the input)
+                # The crowd is at the door before the auction starts: the unit has turned some of it away.
+                turned_away = unit.link.server.refused
+                wait_for(lambda t=turned_away: unit.link.server.refused > t, 10, "the crowd at the unit's socket")
                 before = len(unit.trace.records)
                 unit.press("auction")
                 wait_for(lambda b=before: any(r.get("name") == "sold" for r in unit.trace.records[b:]), SECONDS + 5)

@@ -11,7 +11,6 @@ import html
 import io
 import json
 import re
-import time
 
 import pytest
 
@@ -20,7 +19,7 @@ pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not in
 
 import httpx2 as httpx  # noqa: E402
 import segno  # noqa: E402
-from helpers import RunningUnit, serving, wait_for  # noqa: E402
+from helpers import RunningUnit, caught_up, serving, wait_for  # noqa: E402
 from starlette.routing import Mount, Route  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
@@ -63,6 +62,14 @@ def pair(client, unit) -> None:
     code = unit.shown_code(unit.codes)
     answer = client.post("/pair", data={"csrf": csrf, "code": code})
     assert answer.url.path == "/remote" and answer.url.query == b"m=paired"
+
+
+def unit_caught_up(client, unit) -> None:
+    """Return once the unit has handled everything the service sent it before: a wrong code for no phone goes
+    the way a press goes (the service's one connection, read in order by the link), its answer is awaited,
+    then the unit's loop is caught up. The barrier of a test showing that nothing reached the unit."""
+    assert client.portal.call(client.hub.check_code, "000000", "the test's mark") is False
+    caught_up(unit.runtime)
 
 
 def wait_state(unit, state: str) -> None:
@@ -226,7 +233,7 @@ def test_an_unpaired_client_cannot_press_or_change_anything_on_any_route(client,
                 assert "mc_session" not in response.headers.get("set-cookie", "") or path == "/pair"
                 assert "gen" not in (client.app.state.web.signer.unsign(client.cookies.get("mc_session")) or {})
     assert {path for _, path, _ in tried} >= {"/press", "/settings", "/pair", "/pair/request", "/", "/remote"}
-    time.sleep(0.2)  # nothing happens: a press let through would reach the unit in a few ms
+    unit_caught_up(client, unit)  # what a press let through would have done, done
     assert (unit.runtime.unit.state, unit.runtime.unit.config) == before[:2]
     assert all(r["kind"] == "screen" for r in unit.trace.records[before[2] :])  # nothing happened
     assert any(isinstance(r, Mount) for r in app_routes)
@@ -243,7 +250,7 @@ def test_a_cross_site_form_post_is_refused_even_for_a_paired_phone(client, unit)
     assert client.post("/press", data={"button": "power"}).status_code == 403
     assert client.post("/press", data={"button": "power", "csrf": "x" * 43}).status_code == 403
     assert client.post("/press", content=json.dumps({"button": "power", "csrf": csrf})).status_code == 415
-    time.sleep(0.2)  # nothing happens: a press let through would reach the unit in a few ms
+    unit_caught_up(client, unit)  # what a press let through would have done, done
     assert unit.runtime.unit.state == "off" and unit.runtime.unit.config.auction.seconds == 50
 
 
@@ -261,7 +268,7 @@ def test_an_oversized_body_is_refused(client, unit):
     chunked = client.post("/press", content=chunks(), headers={"content-type": "application/x-www-form-urlencoded"})
     assert chunked.status_code == 413
     assert client.post("/press", headers={"content-length": "99999999"}, content=b"").status_code == 413
-    time.sleep(0.2)  # nothing happens: a press let through would reach the unit in a few ms
+    unit_caught_up(client, unit)  # what a press let through would have done, done
     assert unit.runtime.unit.state == "off"
 
 

@@ -95,7 +95,7 @@ def test_the_auction_is_a_timer_that_fills_the_width_drains_and_turns_red_at_5_s
             fractions = []
             for _ in range(4):
                 fractions.append(bar_fraction(page))
-                time.sleep(0.15)
+                time.sleep(0.15)  # samples apart in time: the bar drains between records (the time is the input)
             assert len(page.evaluate("window.mcLog")) in (records, records + 1)  # at most the next second's
             assert all(a > b for a, b in zip(fractions, fractions[1:])), fractions
             # ... and what is left is the time left: between 8 s and 7 s of 9 s, whatever the records' count.
