@@ -389,7 +389,8 @@ def write_doc(results: dict, figures: dict) -> None:
             f"{status('hostile')}: {hostile.get('clear', '?')} clear, {hostile.get('accepted', '?')} accepted "
             f"(still valid), {hostile.get('unescaped', '?')} unescaped, {hostile.get('unclear', '?')} unclear, "
             f"{hostile.get('traceback', '?')} traceback, {hostile.get('hang', '?')} hang "
-            f"({hostile.get('seconds', '?')} s)",
+            f"({hostile.get('seconds', '?')} s). Before issue 21's item 8 the same generator (`--count 40`) gave 294 "
+            "clear, 29 accepted, 10 unclear, 33 traceback, 0 hang",
             "hostile",
         ),
     ]
