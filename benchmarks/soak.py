@@ -168,7 +168,9 @@ def web_section(web: dict) -> list[str]:
         f"{limited.get('n', '?')} checks 0.25 s apart:",
         f"CPU {limited.get('cpu_ms', '?')} ms each, p50 {limited.get('p50_ms', '?')} ms, "
         f"p99 {limited.get('p99_ms', '?')} ms.",
-        "It was 59-65 s of CPU a check on a 1,500-district edition, which the loader now refuses in one line.",
+        "It was 59-65 s of CPU a check on a 1,500-district edition, which the loader now refuses in one line. Until",
+        "unit/web/guard.py set TCP_NODELAY on each connection, every answer on a kept-alive connection waited for",
+        "the client's delayed ACK: this check took 44 ms to the last byte for 2.6 ms of CPU.",
         "",
         f"- **Command:** `make soak` (alone: `python benchmarks/hostile.py --web`); load average (1 / 5 / 15 min) "
         f"at its end: {web.get('load', '?')}",
@@ -209,7 +211,7 @@ def timing_section(timing: dict) -> list[str]:
         "the quiet auctions (their count in the table) the attack starts; the auctions that start once it is under",
         "way are the attacked ones. How late each auction ended is read from the unit's `--trace`: the `sold`",
         "sound's `t` against the countdown's start plus 2 s (the trace's `t` is in whole milliseconds, so 0 is",
-        "« within a millisecond »).",
+        "« within a millisecond »; with 12 and 16 auctions a phase, p99 is the largest).",
         "**Web:** the attacker of the section above against the unit's own web service, from one address and from",
         "500, in a process of its own at nice 19 (on a table it is another machine: only the box's side of the",
         "attack is measured). **Pairing:** 20 strangers (127.0.1.x) each asking for codes and typing wrong ones as",
