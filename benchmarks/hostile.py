@@ -545,11 +545,19 @@ class Attacker:
         return self
 
     def __exit__(self, *exc) -> None:
-        for task in self.tasks:
-            task.cancel()
-        time.sleep(0.2)
+        import asyncio
+
+        async def cancel_all() -> None:  # on the loop: each connection closed while the loop still runs
+            tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.sleep(0.1)  # the transports' connection_lost callbacks
+
+        asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
+        self.loop.close()
 
     async def hold_slow(self, source: str) -> None:
         import asyncio
