@@ -37,7 +37,14 @@ every 50 ms, and prints the phone's figures in each phase (:func:`web_attacks`):
 - many addresses: the same from 500 addresses (300 + 200), the harder case for per-address shares;
 - the card check: an unpaired visitor checks a card with 14 wrong fields on the largest edition the loader
   allows (40 districts, 40-letter names, 7-digit amounts), timed from sending to the last byte of the answer,
-  with the server's CPU for each; again with the service under 10 % of one core (benchmarks/cpulimit.py).
+  with the server's CPU for each; again with the service under 10 % of one core (benchmarks/cpulimit.py);
+- the unit's timing (:func:`unit_timing`): a real unit (``monopoly-city run --backend headless`` on the real
+  clock, its web service beside it) plays back-to-back auctions, quiet, then while the same attacker holds its
+  web service's connections, from one address and from 500; how late each auction ended, from its trace.
+
+``--attack NAME`` runs one timing measure alone, in the same way: ``web-one-address``, ``web-many-addresses``,
+``pairing`` (strangers against the banker's pairing), ``socket-clients`` (a thousand clients of the unit's
+socket).
 """
 
 from __future__ import annotations
@@ -506,6 +513,14 @@ def stranger(n: int) -> str:
     return f"127.0.{(n + 2) // 250}.{(n + 2) % 250 or 250}"
 
 
+def attacker_addresses(many: bool) -> tuple[list[str], list[str]]:
+    """Where the attacker's slow connections and its live streams come from: all from one address, or each
+    from its own (500 addresses)."""
+    if not many:
+        return [stranger(0)] * SLOW, [stranger(0)] * STREAMS
+    return [stranger(n) for n in range(SLOW)], [stranger(SLOW + n) for n in range(STREAMS)]
+
+
 class Attacker:
     """Slow connections and live streams held open from the given addresses, reopened when the server closes
     them, on an event loop of their own (a thread), until :meth:`stop`."""
@@ -530,11 +545,19 @@ class Attacker:
         return self
 
     def __exit__(self, *exc) -> None:
-        for task in self.tasks:
-            task.cancel()
-        time.sleep(0.2)
+        import asyncio
+
+        async def cancel_all() -> None:  # on the loop: each connection closed while the loop still runs
+            tasks = [task for task in asyncio.all_tasks() if task is not asyncio.current_task()]
+            for task in tasks:
+                task.cancel()
+            await asyncio.gather(*tasks, return_exceptions=True)
+            await asyncio.sleep(0.1)  # the transports' connection_lost callbacks
+
+        asyncio.run_coroutine_threadsafe(cancel_all(), self.loop).result(30)
         self.loop.call_soon_threadsafe(self.loop.stop)
         self.thread.join(5)
+        self.loop.close()
 
     async def hold_slow(self, source: str) -> None:
         import asyncio
@@ -558,6 +581,7 @@ class Attacker:
         import asyncio
 
         while True:
+            writer = None
             try:
                 reader, writer = await asyncio.open_connection("127.0.0.1", self.port, local_addr=(source, 0))
                 writer.write(f"GET /events HTTP/1.1\r\nHost: 127.0.0.1:{self.port}\r\n\r\n".encode())
@@ -566,9 +590,11 @@ class Attacker:
                     self.refused += 1
                 while await reader.read(65536):
                     pass
-                writer.close()
             except OSError:
                 pass
+            finally:
+                if writer is not None:
+                    writer.close()  # also when cancelled: no stream left held after the attack
             await asyncio.sleep(1.0)  # EventSource's retry
 
 
@@ -642,8 +668,9 @@ def card_checks(folder: Path, requests: int, limit, pause: float = 0.0) -> dict:
         process.wait(10)
 
 
-def web_attacks(seconds: float = 15.0, checks: int = 100, limited_checks: int = 30) -> dict:
-    """The phone's page in each phase, and the card check's server time (see the module's docstring)."""
+def web_attacks(seconds: float = 15.0, checks: int = 100, limited_checks: int = 30, timing: bool = True) -> dict:
+    """The phone's page in each phase, the card check's server time, and (``timing``) the auction end's lateness
+    in a real unit beside its web service, quiet then under the attack (see the module's docstring)."""
     sys.path.insert(0, str(ROOT / "benchmarks"))
     from cpulimit import CpuLimit
     from web_calc import start
@@ -654,15 +681,8 @@ def web_attacks(seconds: float = 15.0, checks: int = 100, limited_checks: int = 
         process, port = start(folder, None)
         try:
             out["quiet"] = phone(port, seconds)
-            phases = {
-                "one address": ([stranger(0)] * SLOW, [stranger(0)] * STREAMS),
-                "many addresses": (
-                    [stranger(n) for n in range(SLOW)],
-                    [stranger(SLOW + n) for n in range(STREAMS)],
-                ),
-            }
-            for phase, (slow, streams) in phases.items():
-                with Attacker(port, slow, streams) as attacker:
+            for phase, many in (("one address", False), ("many addresses", True)):
+                with Attacker(port, *attacker_addresses(many)) as attacker:
                     out[phase] = phone(port, seconds)
                 out[phase] |= {"closed_by_server": attacker.closed_by_server, "streams_refused": attacker.refused}
                 time.sleep(1.0)
@@ -678,13 +698,18 @@ def web_attacks(seconds: float = 15.0, checks: int = 100, limited_checks: int = 
                 }
         except OSError as error:
             out["card_check_limited"] = {"limit": f"no CPU limit possible here ({error})"}
+    if timing:
+        out["timing"] = {"one address": web_timing_one_address(), "many addresses": web_timing_many_addresses()}
     return out
 
 
-# --- the unit's timing under the pairing attack and the socket crowd (issue 21, items 3 and 6) -------------
+# --- the unit's timing under each attack (issue 21): one run of a real unit, quiet, then attacked -------------
 
-AUCTIONS = 5
 AUCTION_SECONDS = 2.0
+AUCTION_GAP = 0.4  # from one auction's end to the next press
+QUIET_AUCTIONS = 12
+ATTACKED_AUCTIONS = 12
+SETTLING_AUCTIONS = 5  # scheduled while the attack sets itself up: counted in neither phase
 CROWD = """
 import socket, sys, time
 path, seconds = sys.argv[1], float(sys.argv[2])
@@ -706,65 +731,199 @@ print(attempts, failed, flush=True)
 """
 
 
-def auction_lateness(attack=None, auctions: int = AUCTIONS, seconds: float = AUCTION_SECONDS) -> dict:
-    """Back-to-back auctions in a unit process (web_latency.py's), each end's lateness on the unit's own clock,
-    while ``attack(state_dir, codes)`` (a context manager yielding a dict of its figures) runs; ``codes`` is the
-    list of pairing codes the unit wrote in its journal, as they come."""
-    import statistics
+@dataclass
+class Box:
+    """The unit under measure: its state folder, its web service's port, the pairing codes its journal showed
+    (as they come), and when (``time.monotonic()``) its scripted auctions end."""
+
+    state: Path
+    port: int
+    codes: list[str]
+    ends_at: float
+
+    def remaining(self) -> float:
+        return max(1.0, self.ends_at - time.monotonic())
+
+
+def auction_script(path: Path, auctions: int, seconds: float) -> float:
+    """A scenario for ``run --script``: switched on, then ``auctions`` auctions of ``seconds`` back to back (each
+    press ``AUCTION_GAP`` after the previous end); its length in seconds."""
+    period = seconds + AUCTION_GAP
+    events = ["  - {at: 0.5, press: power}"]
+    events += [f"  - {{at: {1.0 + n * period:.3f}, press: auction}}" for n in range(auctions)]
+    until = 1.0 + auctions * period + 1.0
+    path.write_text(
+        f"until: {until:.3f}\nconfig:\n  auction: {{seconds: {seconds}, warning_seconds: {seconds / 2}}}\n"
+        "events:\n" + "\n".join(events) + "\n",
+        encoding="utf-8",
+    )
+    return until
+
+
+def read_trace(path: Path) -> list[dict]:
+    """The complete lines of a JSON Lines trace, while it is being written."""
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        return []
+    return [json.loads(line) for line in text.split("\n")[:-1] if line.strip()]
+
+
+def auction_ends(records: list[dict], seconds: float) -> list[float]:
+    """How late each auction of a trace ended, in ms, in order: the ``sold`` sound's ``t`` against the countdown's
+    start (the press's own time, ``t`` of the ``countdown`` state) plus ``seconds``. The trace's ``t`` is
+    rounded to the millisecond, so each figure is within a millisecond."""
+    late, start = [], None
+    for record in records:
+        if record.get("kind") == "state" and record.get("state") == "countdown":
+            start = record["t"]
+        elif record.get("kind") == "sound" and record.get("name") == "sold" and start is not None:
+            late.append(round((record["t"] - start - seconds) * 1000, 3) + 0.0)  # never -0.0
+            start = None
+    return late
+
+
+def lateness_figures(late: list[float]) -> dict:
+    """p50, p99 and max of the auction ends' lateness (ms)."""
+    from harness import percentile
+
+    if not late:
+        return {"auctions": 0}
+    return {
+        "auctions": len(late),
+        "p50_ms": percentile(late, 50),
+        "p99_ms": percentile(late, 99),
+        "max_ms": max(late),
+    }
+
+
+def unit_timing(
+    attack, quiet: int = QUIET_AUCTIONS, attacked: int = ATTACKED_AUCTIONS, seconds: float = AUCTION_SECONDS
+) -> dict:
+    """The auction end's lateness in one run of a real unit, quiet, then under ``attack``.
+
+    The unit is ``monopoly-city run --backend headless`` on the real clock with a state folder (so its phone link,
+    the socket, and its saves), playing back-to-back auctions from a script, its ``--trace`` on disk; its web
+    service (``serve --state-dir``, Nice=10 as its systemd unit) runs beside it for the whole run. Once ``quiet``
+    auctions have ended, ``attack(box)`` (a context manager on a :class:`Box`, yielding a dict that it fills
+    with its figures) starts; the auctions that start after it is under way are the attacked ones, until the
+    script ends. Each end's lateness is read from the trace (:func:`auction_ends`).
+    """
     import threading
 
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from harness import wait_until
+
+    total = quiet + SETTLING_AUCTIONS + attacked
     with tempfile.TemporaryDirectory(prefix="unit-attack-") as name:
-        state = Path(name)
+        folder = Path(name)
+        state, script, trace = folder / "state", folder / "auctions.yaml", folder / "trace.jsonl"
+        state.mkdir()
+        until = auction_script(script, total, seconds)
+        env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", GPIOZERO_PIN_FACTORY="mock")
+        command = [sys.executable, "-m", "unit", "run", "--backend", "headless", "--lang", "en"]
+        launched = time.monotonic()
         unit = subprocess.Popen(
-            [
-                sys.executable,
-                str(ROOT / "benchmarks/web_latency.py"),
-                "--unit-process",
-                name,
-                str(auctions),
-                str(seconds),
-            ],
+            [*command, "--state-dir", str(state), "--script", str(script), "--trace", str(trace)],
             cwd=ROOT,
-            stdout=subprocess.PIPE,
+            env=env,
+            stdout=subprocess.DEVNULL,
             stderr=subprocess.PIPE,
             text=True,
         )
         codes: list[str] = []
+        journal: list[str] = []
 
-        def journal() -> None:
+        def read_journal() -> None:
             for line in unit.stderr:
                 if m := re.search(r"pairing code for the phone: (\d+)", line):
                     codes.append(m.group(1))
+                else:
+                    journal.append(line.rstrip("\n"))
 
-        threading.Thread(target=journal, daemon=True).start()
-        while not (state / "unit.sock").exists():
-            time.sleep(0.01)
-        with attack(state, codes) if attack else contextlib.nullcontext({}) as figures:
-            out = unit.stdout.read()
-            unit.wait(30)
-    late = json.loads(out)
-    return {"auctions": len(late), "median_ms": round(statistics.median(late), 2), "max_ms": round(max(late), 2)} | (
-        figures or {}
-    )
+        reader = threading.Thread(target=read_journal, daemon=True)
+        reader.start()
+        service = None
+        figures: dict = {}
+        under_way = total
+        try:
+            wait_until(lambda: (state / "unit.sock").exists() or unit.poll() is not None, 30)
+            service, port = serve_unit(state)
+            box = Box(state, port, codes, launched + until + 1.0)
+            wait_until(lambda: len(auction_ends(read_trace(trace), seconds)) >= quiet or unit.poll() is not None, until)
+            with attack(box) as figures:
+                under_way = sum(1 for r in read_trace(trace) if r.get("state") == "countdown")
+                unit.wait(box.remaining() + 30)
+        finally:
+            if service is not None:
+                service.terminate()
+                service.wait(10)
+            if unit.poll() is None:
+                unit.kill()
+                unit.wait()
+        reader.join(5)
+        unit.stderr.close()
+        late = auction_ends(read_trace(trace), seconds)
+    return {
+        "quiet": lateness_figures(late[:quiet]),
+        "attacked": lateness_figures(late[under_way:]),
+        "unit_exit": unit.returncode,
+        "unit_tracebacks": sum(1 for line in journal if line.startswith("Traceback")),
+    } | figures
 
 
 @contextlib.contextmanager
-def socket_crowd(state: Path, _codes: list[str]):
-    """A thousand clients of the unit's socket at once from another process, the oldest replaced by a newcomer
-    as fast as they connect, for the whole run."""
+def held_connections(box: Box, many: bool):
+    """The web attack on the unit's own web service: 300 slow connections and 200 live streams held (the --web
+    attacker), from one address or from 500, until the unit's script ends. The attacker runs in a process of
+    its own at nice 19: on a table it is another machine, and only the box's side of the attack is measured."""
     figures: dict = {}
-    seconds = AUCTIONS * (AUCTION_SECONDS + 0.3) + 3
+    command = [sys.executable, __file__, "--hold", str(box.port), "many" if many else "one", f"{box.remaining():.1f}"]
+    with subprocess.Popen(command, stdout=subprocess.PIPE, text=True, preexec_fn=lambda: os.nice(19)) as attacker:
+        assert attacker.stdout is not None
+        attacker.stdout.readline()  # "holding": every connection made
+        yield figures
+        figures |= json.loads(attacker.communicate(timeout=box.remaining() + 60)[0])
+
+
+def hold(port: int, many: bool, seconds: float) -> None:
+    """(``--hold PORT one|many SECONDS``, run by :func:`held_connections`.) The attacker for ``seconds``; then
+    its figures as JSON."""
+    with Attacker(port, *attacker_addresses(many)) as attacker:
+        print("holding", flush=True)
+        time.sleep(seconds)
+    print(json.dumps({"closed_by_server": attacker.closed_by_server, "streams_refused": attacker.refused}))
+
+
+def web_timing_one_address() -> dict:
+    """The auction end's lateness, quiet then under the web attack from one address."""
+    return unit_timing(lambda box: held_connections(box, many=False))
+
+
+def web_timing_many_addresses() -> dict:
+    """The auction end's lateness, quiet then under the web attack from 500 addresses."""
+    return unit_timing(lambda box: held_connections(box, many=True))
+
+
+@contextlib.contextmanager
+def socket_crowd(box: Box):
+    """A thousand clients of the unit's socket at once from another process, the oldest replaced by a newcomer
+    as fast as they connect, until the unit's script ends."""
+    figures: dict = {}
     with subprocess.Popen(
-        [sys.executable, "-c", CROWD, str(state / "unit.sock"), str(seconds)], stdout=subprocess.PIPE, text=True
+        [sys.executable, "-c", CROWD, str(box.state / "unit.sock"), str(box.remaining())],
+        stdout=subprocess.PIPE,
+        text=True,
     ) as crowd:
+        time.sleep(1.0)  # the crowd at the door: a thousand clients come within the first second
         yield figures
         attempts, failed = map(int, crowd.communicate(timeout=60)[0].split())
     figures |= {"connects": attempts, "connects_failed": failed}
 
 
 def socket_attack() -> dict:
-    """The auction end's lateness: quiet, then with a thousand clients connecting to the unit's socket."""
-    return {"quiet": auction_lateness(), "crowd": auction_lateness(socket_crowd)}
+    """The auction end's lateness, quiet then with a thousand clients connecting to the unit's socket."""
+    return unit_timing(socket_crowd)
 
 
 class Visitor:
@@ -802,15 +961,13 @@ class Visitor:
 
 
 @contextlib.contextmanager
-def pairing_strangers(state: Path, codes: list[str], addresses: int = 20, bankers: int = 3):
-    """The web service on the unit, strangers from ``addresses`` loopback addresses asking for codes and typing
-    wrong ones as fast as it answers (a new session every five tries), and meanwhile the banker (127.0.0.1)
-    and then other players (127.0.2.x) who each ask for a code, read the codes the unit showed since and
-    type them."""
+def pairing_strangers(box: Box, addresses: int = 20, bankers: int = 3):
+    """Strangers from ``addresses`` loopback addresses asking the unit's web service for codes and typing wrong
+    ones as fast as it answers (a new session every five tries), and meanwhile the banker (127.0.0.1) and then
+    other players (127.0.2.x) who each ask for a code, read the codes the unit showed since and type them."""
     import threading
     from collections import Counter
 
-    service, port = serve_unit(state)
     stop = threading.Event()
     statuses: Counter[str] = Counter()
 
@@ -818,7 +975,7 @@ def pairing_strangers(state: Path, codes: list[str], addresses: int = 20, banker
         rng = random.Random(address)
         while not stop.is_set():
             try:
-                visitor = Visitor(port, address)
+                visitor = Visitor(box.port, address)
                 statuses["request " + str(visitor.post("/pair/request")[0])] += 1
                 for _ in range(5):
                     status, where = visitor.post("/pair", code=f"{rng.randrange(10**6):06d}")
@@ -827,23 +984,30 @@ def pairing_strangers(state: Path, codes: list[str], addresses: int = 20, banker
                 statuses["error"] += 1
                 time.sleep(0.1)
 
-    threads = [threading.Thread(target=stranger, args=(stranger_address(n),), daemon=True) for n in range(addresses)]
-    for thread in threads:
-        thread.start()
     banker: list[dict] = []
-    figures: dict = {}
-    try:
+
+    def phones() -> None:
         time.sleep(2.0)  # the strangers at it first
         for n in range(bankers):  # the banker's phone, then two players' (each its own address)
-            banker.append(banker_pairs(port, codes, "127.0.0.1" if n == 0 else f"127.0.2.{n}"))
+            address = "127.0.0.1" if n == 0 else f"127.0.2.{n}"
+            try:
+                banker.append(banker_pairs(box.port, box.codes, address))
+            except (OSError, AttributeError) as error:
+                banker.append({"paired": False, "tries": 0, "statuses": [], "error": str(error)})
             time.sleep(1.0)
+
+    threads = [threading.Thread(target=stranger, args=(stranger_address(n),), daemon=True) for n in range(addresses)]
+    threads.append(threading.Thread(target=phones, daemon=True))
+    for thread in threads:
+        thread.start()
+    figures: dict = {}
+    try:
+        time.sleep(1.0)  # every stranger at it
         yield figures
     finally:
         stop.set()
         for thread in threads:
             thread.join(35)
-        service.terminate()
-        service.wait(10)
     figures |= {"strangers": addresses, "statuses": dict(statuses), "banker": banker}
 
 
@@ -889,12 +1053,14 @@ def banker_pairs(port: int, codes: list[str], address: str) -> dict:
 
 def pairing_attack() -> dict:
     """The auction end's lateness, quiet then while strangers attack the pairing, and how the banker fared."""
-    return {"quiet": auction_lateness(), "strangers": auction_lateness(pairing_strangers)}
+    return unit_timing(pairing_strangers)
 
 
 EXTRA = {  # one attack each, beside --web: python benchmarks/hostile.py --attack NAME
     "pairing": pairing_attack,
     "socket-clients": socket_attack,
+    "web-one-address": web_timing_one_address,
+    "web-many-addresses": web_timing_many_addresses,
 }
 
 
@@ -907,6 +1073,9 @@ def main() -> int:
     parser.add_argument("--web", action="store_true", help="attack the web service instead (see above)")
     parser.add_argument("--seconds", type=float, default=15.0, help="--web: seconds of each phase (default 15)")
     parser.add_argument("--attack", choices=sorted(EXTRA), help="one more attack instead (see EXTRA)")
+    if sys.argv[1:2] == ["--hold"]:  # the web attacker of the timing measure, in its own process
+        hold(int(sys.argv[2]), sys.argv[3] == "many", float(sys.argv[4]))
+        return 0
     args = parser.parse_args()
     if args.attack:
         sys.path.insert(0, str(ROOT))

@@ -46,6 +46,7 @@ HOSTILE_PER_KIND = 80  # mutated files per kind of file (configuration, scenario
 
 
 def main() -> int:
+    began = time.monotonic()
     results, figures = {}, {}
     with tempfile.TemporaryDirectory() as folder:
         report = Path(folder) / "report.json"
@@ -54,14 +55,19 @@ def main() -> int:
             env = dict(os.environ, MONOPOLY_CITY_REPORT=str(report), **extra)
             started = time.monotonic()
             run = subprocess.run(
-                [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", *target.split()],
+                [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", *target.split()],  # -q: pyproject's
                 cwd=ROOT,
                 env=env,
                 capture_output=True,
                 text=True,
             )
             summary = (run.stdout.strip().splitlines() or ["(no output)"])[-1]
-            results[name] = {"ok": run.returncode == 0, "seconds": time.monotonic() - started, "summary": summary}
+            results[name] = {
+                "ok": run.returncode == 0,
+                "seconds": time.monotonic() - started,
+                "summary": summary,
+                "load": load(),
+            }
             print(f"  {'passed' if run.returncode == 0 else 'FAILED'}: {summary}", flush=True)
             if run.returncode:
                 print(run.stdout[-3000:], flush=True)
@@ -72,26 +78,58 @@ def main() -> int:
     import save_cost
 
     print(f"soak: hostile inputs ({HOSTILE_PER_KIND} mutated files per kind, and special files)", flush=True)
-    figures["hostile"] = hostile.hostile_run(HOSTILE_PER_KIND)
+    figures["hostile"] = hostile.hostile_run(HOSTILE_PER_KIND) | {"load": load()}
     failures = figures["hostile"].pop("failures")
     results["hostile"] = {"ok": not failures, "seconds": figures["hostile"]["seconds"], "summary": ""}
     for failure in failures:
         print(f"  {failure['verdict']}: {failure['how']} {failure['command']}", flush=True)
     print(f"  {figures['hostile']}", flush=True)
     print("soak: the web service attacked (hostile.py --web)", flush=True)
-    figures["web"] = hostile.web_attacks()
+    figures["web"] = hostile.web_attacks(timing=False) | {"load": load()}
     print(f"  {figures['web']}", flush=True)
-    figures["pairing"] = hostile.pairing_attack()  # strangers against the banker's pairing
-    figures["socket"] = hostile.socket_attack()  # a thousand clients of the unit's socket
-    print(f"  pairing: {figures['pairing']}\n  socket: {figures['socket']}", flush=True)
+    print("soak: the unit's timing under each attack (hostile.py --attack ...)", flush=True)
+    for name in TIMED_ATTACKS:
+        figures.setdefault("timing", {})[name] = hostile.EXTRA[name]() | {"load": load()}
+        print(f"  {name}: {figures['timing'][name]}", flush=True)
+    results["timing"] = {"ok": timing_ok(figures["timing"]), "seconds": 0.0, "summary": ""}
     with tempfile.TemporaryDirectory(dir=ROOT) as folder:  # on the project's disk, not a tmpfs
-        figures["saves"] = save_cost.measure(Path(folder), 300)
+        figures["saves"] = save_cost.measure(Path(folder), 300) | {"load": load()}
     print(f"soak: saving the game: {figures['saves']}", flush=True)
+    figures["took_s"] = time.monotonic() - began
     write_doc(results, figures)
+    print(f"soak: {figures['took_s'] / 60:.0f} min", flush=True)
     return 0 if all(r["ok"] for r in results.values()) else 1
 
 
-def web_section(web: dict, command: str) -> list[str]:
+#: The unit's timing under each attack (hostile.unit_timing), by its name in ``hostile.py --attack NAME``.
+TIMED_ATTACKS = ["web-one-address", "web-many-addresses", "pairing", "socket-clients"]
+
+
+def timing_ok(timing: dict) -> bool:
+    """Each run of the unit went to its end (exit 0, no traceback) with auctions in both phases."""
+    return all(
+        f.get("unit_exit") == 0
+        and not f.get("unit_tracebacks")
+        and f.get("quiet", {}).get("auctions")
+        and f.get("attacked", {}).get("auctions")
+        for f in timing.values()
+    )
+
+
+def command_of(name: str) -> str:
+    """The command that makes a row's figure alone (``make soak`` runs the same, with its settings)."""
+    if name == "hostile":
+        return f"`python benchmarks/hostile.py --count {HOSTILE_PER_KIND}`"
+    target, extra = next((target, extra) for run, target, extra in RUNS if run == name)
+    return "`" + " ".join([*(f"{k}={v}" for k, v in extra.items()), "python -m pytest", target]) + "`"
+
+
+def load() -> str:
+    """The load average (1, 5 and 15 minutes), to print beside a figure made on a shared machine."""
+    return " / ".join(f"{v:.2f}" for v in os.getloadavg())
+
+
+def web_section(web: dict) -> list[str]:
     """docs/reliability.md's section on the web service under attack, from ``hostile.web_attacks()``'s figures."""
 
     def phase(name: str) -> str:
@@ -130,50 +168,133 @@ def web_section(web: dict, command: str) -> list[str]:
         f"{limited.get('n', '?')} checks 0.25 s apart:",
         f"CPU {limited.get('cpu_ms', '?')} ms each, p50 {limited.get('p50_ms', '?')} ms, "
         f"p99 {limited.get('p99_ms', '?')} ms.",
-        "It was 59-65 s of CPU a check on a 1,500-district edition, which the loader now refuses in one line.",
+        "It was 59-65 s of CPU a check on a 1,500-district edition, which the loader now refuses in one line. Until",
+        "unit/web/guard.py set TCP_NODELAY on each connection, every answer on a kept-alive connection waited for",
+        "the client's delayed ACK: this check took 44 ms to the last byte for 2.6 ms of CPU.",
         "",
-        f"- **Command:** {command}",
+        f"- **Command:** `make soak` (alone: `python benchmarks/hostile.py --web`); load average (1 / 5 / 15 min) "
+        f"at its end: {web.get('load', '?')}",
         "",
     ]
 
 
-def timing_section(pairing: dict, crowd: dict, command: str) -> list[str]:
-    """docs/reliability.md's section on the unit's timing during the pairing attack and the socket crowd
-    (``hostile.pairing_attack()``, ``hostile.socket_attack()``)."""
+def timing_section(timing: dict) -> list[str]:
+    """docs/reliability.md's section on the unit's timing under each attack (``hostile.unit_timing()``'s figures,
+    one run of the unit each: quiet, then attacked)."""
 
-    def row(phase: str, f: dict) -> str:
-        return f"| {phase} | {f.get('auctions', '?')} | {f.get('median_ms', '?')} | {f.get('max_ms', '?')} |"
+    def cells(f: dict) -> str:
+        return f"{f.get('auctions', '?')} | {f.get('p50_ms', '?')} | {f.get('p99_ms', '?')} | {f.get('max_ms', '?')}"
 
-    strangers = pairing.get("strangers", {})
-    statuses = strangers.get("statuses", {})
-    bankers = strangers.get("banker", [])
+    what = {
+        "web-one-address": "300 slow connections and 200 live streams, from one address",
+        "web-many-addresses": "300 slow connections and 200 live streams, from 500 addresses",
+        "pairing": "20 strangers against the pairing",
+        "socket-clients": "a thousand clients of the unit's socket",
+    }
+    rows = [
+        f"| {what.get(name, name)} | {cells(f.get('quiet', {}))} | {cells(f.get('attacked', {}))} | "
+        f"`python benchmarks/hostile.py --attack {name}` | {f.get('load', '?')} |"
+        for name, f in timing.items()
+    ]
+    pairing, crowd = timing.get("pairing", {}), timing.get("socket-clients", {})
+    statuses = pairing.get("statuses", {})
+    bankers = pairing.get("banker", [])
     paired = sum(1 for b in bankers if b.get("paired"))
     tries = [b.get("tries") for b in bankers]
+    web = [(name, timing.get(name, {})) for name in ("web-one-address", "web-many-addresses")]
     return [
-        "## The unit's timing while strangers attack the pairing and the socket",
+        "## The unit's timing while strangers attack",
         "",
-        "A unit process runs back-to-back 2 s auctions (web_latency.py's) and measures each end's lateness on its",
-        "own clock; the same run quiet, then under each attack. **Pairing:** the web service on that unit (Nice=10),",
-        f"{strangers.get('strangers', '?')} strangers (127.0.1.x) each asking for codes and typing wrong ones as fast",
-        "as it answers, a new session every five tries; meanwhile the banker (127.0.0.1), then two players",
-        "(127.0.2.x), ask for a code and type what the unit showed. **Socket:** a thousand clients of the",
+        "One run of a real unit for each attack: `monopoly-city run --backend headless` on the real clock with a",
+        "state folder (its phone link, its socket, its saves) and its web service beside it (`monopoly-city serve",
+        "--state-dir`, at Nice=10 as its systemd unit), playing back-to-back 2 s auctions from a script. After",
+        "the quiet auctions (their count in the table) the attack starts; the auctions that start once it is under",
+        "way are the attacked ones. How late each auction ended is read from the unit's `--trace`: the `sold`",
+        "sound's `t` against the countdown's start plus 2 s (the trace's `t` is in whole milliseconds, so 0 is",
+        "« within a millisecond »; with 12 and 16 auctions a phase, p99 is the largest).",
+        "**Web:** the attacker of the section above against the unit's own web service, from one address and from",
+        "500, in a process of its own at nice 19 (on a table it is another machine: only the box's side of the",
+        "attack is measured). **Pairing:** 20 strangers (127.0.1.x) each asking for codes and typing wrong ones as",
+        "fast as the service answers, a new session every five tries; meanwhile the banker (127.0.0.1), then two",
+        "players (127.0.2.x), ask for a code and type what the unit showed. **Socket:** a thousand clients of the",
         "unit's socket at once from another process, the oldest replaced by a newcomer as fast as they connect.",
         "",
-        "| phase | auctions | median ms late | max ms late |",
-        "|---|---|---|---|",
-        row("quiet", pairing.get("quiet", {})),
-        row("strangers against the pairing", strangers),
-        row("quiet", crowd.get("quiet", {})),
-        row("a thousand socket clients", crowd.get("crowd", {})),
+        "| attack | quiet: auctions | p50 ms late | p99 ms | max ms | attacked: auctions | p50 ms late | p99 ms "
+        "| max ms | command | load average (1 / 5 / 15 min) at its end |",
+        "|---|---|---|---|---|---|---|---|---|---|---|",
+        *rows,
         "",
-        f"During the pairing attack: {statuses.get('request 303', '?')} code requests let through and "
+        *[
+            f"Web, {name[4:].replace('-', ' ')}: the server closed {f.get('closed_by_server', '?')} of the attacker's "
+            f"slow connections and refused {f.get('streams_refused', '?')} streams."
+            for name, f in web
+        ],
+        f"Pairing: {statuses.get('request 303', '?')} code requests let through and "
         f"{statuses.get('request 429', '?')} refused (429), {statuses.get('try 303', '?')} wrong codes checked "
         f"and {statuses.get('try 429', '?')} refused; {paired} of {len(bankers)} phones paired (tries: {tries}).",
-        f"The socket crowd made {crowd.get('crowd', {}).get('connects', '?')} connections "
-        f"({crowd.get('crowd', {}).get('connects_failed', '?')} more found the backlog full): all but 8 were hung "
-        "up at once.",
+        f"Socket: the crowd made {crowd.get('connects', '?')} connections "
+        f"({crowd.get('connects_failed', '?')} more found the backlog full).",
         "",
-        f"- **Command:** {command}",
+        "- **Command:** `make soak` (each attack alone: the command in its row)",
+        "",
+    ]
+
+
+UNIT_SERVICE = ROOT / "systemd" / "monopoly-city-unit.service"
+WEB_SERVICE = ROOT / "systemd" / "monopoly-city-web.service"
+
+
+def service_settings(path: Path) -> dict[str, str]:
+    """A systemd service file's settings (the first of each key), read so that the doc says what is installed."""
+    settings: dict[str, str] = {}
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if "=" in line and not line.lstrip().startswith(("#", ";")):
+            key, value = line.split("=", 1)
+            settings.setdefault(key.strip(), value.strip())
+    return settings
+
+
+def systemd_section() -> list[str]:
+    """What stops the unit and what systemd does then, with the values of the service files themselves."""
+    unit, web = service_settings(UNIT_SERVICE), service_settings(WEB_SERVICE)
+    restart, watchdog = unit.get("RestartSec", "?"), unit.get("WatchdogSec", "?")
+    if unit.get("StartLimitIntervalSec") == "0":
+        limit = "`StartLimitIntervalSec=0` (no start limit: systemd never gives up)"
+        bug = (
+            f"restarted every {restart} s, for ever: a bug at start-up never leaves the box dead until someone logs in"
+        )
+    else:
+        burst, interval = unit.get("StartLimitBurst", "?"), unit.get("StartLimitIntervalSec", "?")
+        limit = f"`StartLimitBurst={burst}` in `StartLimitIntervalSec={interval}`"
+        bug = f"restarted after {restart} s until the start limit ({limit}), then not until `systemctl reset-failed`"
+    return [
+        "## What stops the unit, and what systemd does then",
+        "",
+        f"The service (`systemd/monopoly-city-unit.service`) has `Restart={unit.get('Restart', '?')}`, "
+        f"`RestartSec={restart}`,",
+        f"`RestartPreventExitStatus={unit.get('RestartPreventExitStatus', '?')}`, {limit}, `WatchdogSec={watchdog}`,",
+        f"`LimitNOFILE={unit.get('LimitNOFILE', '?')}`, `TasksMax={unit.get('TasksMax', '?')}`. The web service "
+        f"(`systemd/monopoly-city-web.service`) has `Restart={web.get('Restart', '?')}`,",
+        f"`RestartSec={web.get('RestartSec', '?')}`, "
+        f"`RestartPreventExitStatus={web.get('RestartPreventExitStatus', '?')}` "
+        "(a port in use or a bad argument: one line, exit 2, not restarted), "
+        f"`StartLimitIntervalSec={web.get('StartLimitIntervalSec', '?')}`.",
+        "",
+        "| what happens | exit | systemd |",
+        "|---|---|---|",
+        "| a bad setting in `/etc/monopoly-city/config.yaml` (one line in the journal naming the key) | 2 | no "
+        "restart: restarting cannot fix a file (`systemctl status` shows the line) |",
+        "| anything in the state folder (corrupt, foreign, FIFO, link, directory, read-only) | none | nothing: the "
+        "unit starts, the file moved aside and named in one journal line |",
+        "| a display missing, failing, blocking or never answering | none | nothing: the unit keeps time, retries "
+        "the display from its own thread |",
+        "| a buzzer error | none | nothing: logged once, the sound thread goes on |",
+        "| the trace cannot be written | none | nothing: one warning, the trace stops |",
+        f"| the loop hangs | killed | no WATCHDOG=1 for {watchdog} s: SIGABRT, then a restart {restart} s later; "
+        "the game resumes (same boot: the boot clock counts the gap) |",
+        f"| a bug: an exception at start-up or in the loop | 1 | {bug} |",
+        "| no GPIO (`--pins lgpio` off a Pi, lgpio missing) | 2 | no restart: one line says what to install "
+        "(at boot, a chip that udev has not yet given to the gpio group is tried again for 20 s first) |",
         "",
     ]
 
@@ -201,54 +322,64 @@ def write_doc(results: dict, figures: dict) -> None:
     saves = figures.get("saves", {})
     web = figures.get("web", {})
     status = lambda name: "passed" if results[name]["ok"] else "**FAILED**"  # noqa: E731
+    load_of = lambda name: (hostile if name == "hostile" else results[name]).get("load", "?")  # noqa: E731
     rows = [
         (
             "Random use: 10,000 random press/hold/switch sequences against the core; no exception, at most one "
             "countdown, the LED dark outside countdowns, the clock never backwards, `time_up` never early",
             f"{status('random')} ({results['random']['seconds']:.0f} s)",
+            "random",
         ),
         (
             "Power cuts: SIGKILL of the mock-backend unit at random moments, restarted each time; resumes within 1 s "
             "of the time played, the state file always readable",
             f"{status('power_cuts')}: {cuts.get('cuts', '?')} cuts, resume error median "
             f"{cuts.get('median_error_s', '?')} s, max {cuts.get('max_error_s', '?')} s",
+            "power_cuts",
         ),
         (
             "Soak: 24 virtual hours of random play through `simulate`; memory growth after the first hour (< 1 MB)",
             f"{status('soak')}: {soak.get('growth_bytes', 0) / 1024:.1f} KiB",
+            "soak",
         ),
         (
             "Display failure: I2C errors on every transfer, then on every other one; LED and buzzer timing exact, "
             "the display back when the errors stop",
             f"{status('display')}",
+            "display",
         ),
         (
             "Slow display: an open that blocks 2 s, writes that block 0.4 s, a write that never returns; auction "
             "warning and end on the LED pin within 5 ms of their deadlines. A buzzer failing at every tone: "
             "logged once, the thread alive, the LED exact",
             f"{status('slow_display')}",
+            "slow_display",
         ),
         (
             "State folder: `game.json` nested 30,000 deep, with a 400-digit number, NaN, a FIFO, a link to "
             "/dev/zero, a directory, 100 KB; a leftover temporary directory; a read-only file system; the wall "
             "clock behind and ahead at restart: the unit starts, the bad file moved aside in one log line",
             f"{status('state_folder')}",
+            "state_folder",
         ),
         (
             "Outputs: a full disk while tracing, `--trace /dev/full` (dropped with one warning, the unit goes on); "
             "`simulate > /dev/full`, `--frames` on a file (one line, exit 2); escape codes in printed names",
             f"{status('outputs')}",
+            "outputs",
         ),
         (
             "Watchdog: with a fake `NOTIFY_SOCKET`, READY=1 once the hardware is open, WATCHDOG=1 from the loop, "
             "no ping from a hung loop",
             f"{status('watchdog')}",
+            "watchdog",
         ),
         (
             f"Bad input corpus: {bad} malformed configuration, scenario, edition and game files, and special files "
             "(FIFO, /dev/zero, directory, 2 MB, dangling link) given to every reader; exit 2 and one line naming "
             "the file and the place, nothing on stdout",
             f"{status('bad_input')}",
+            "bad_input",
         ),
         (
             f"Hostile inputs: {hostile.get('files', '?')} files (mutations of the valid ones: truncation, "
@@ -260,7 +391,9 @@ def write_doc(results: dict, figures: dict) -> None:
             f"{status('hostile')}: {hostile.get('clear', '?')} clear, {hostile.get('accepted', '?')} accepted "
             f"(still valid), {hostile.get('unescaped', '?')} unescaped, {hostile.get('unclear', '?')} unclear, "
             f"{hostile.get('traceback', '?')} traceback, {hostile.get('hang', '?')} hang "
-            f"({hostile.get('seconds', '?')} s)",
+            f"({hostile.get('seconds', '?')} s). Before issue 21's item 8 the same generator (`--count 40`) gave 294 "
+            "clear, 29 accepted, 10 unclear, 33 traceback, 0 hang",
+            "hostile",
         ),
     ]
     lines = [
@@ -273,12 +406,16 @@ def write_doc(results: dict, figures: dict) -> None:
         f"- **Date:** {datetime.date.today().isoformat()}",
         "- **Command:** `make soak`",
         "",
-        "| check | latest result |",
-        "|---|---|",
-        *[f"| {what} | {result} |" for what, result in rows],
+        f"It took {figures.get('took_s', 0) / 60:.0f} min at nice {os.nice(0)}, on a 2-core x86 machine shared with "
+        "other jobs",
+        "(hence the load averages, taken at the end of each check).",
         "",
-        *web_section(web, "`make soak`"),
-        *timing_section(figures.get("pairing", {}), figures.get("socket", {}), "`make soak`"),
+        "| check | latest result | command | load average (1 / 5 / 15 min) |",
+        "|---|---|---|---|",
+        *[f"| {what} | {result} | {command_of(name)} | {load_of(name)} |" for what, result, name in rows],
+        "",
+        *web_section(web),
+        *timing_section(figures.get("timing", {})),
         "## The game clock without a real-time clock",
         "",
         "A Raspberry Pi has no real-time clock: after a power cut it boots with the time it last saved, hours",
@@ -309,28 +446,7 @@ def write_doc(results: dict, figures: dict) -> None:
         "most on the measuring machine (`python benchmarks/save_cost.py --dir /var/lib/monopoly-city` on a Pi).",
         "  A periodic save waits until no core deadline is within 0.1 s, so it never delays the LED.",
         "",
-        "## What stops the unit, and what systemd does then",
-        "",
-        "The service (`systemd/monopoly-city-unit.service`) has `Restart=on-failure`, `RestartSec=2`,",
-        "`RestartPreventExitStatus=2`, `StartLimitBurst=5` in `StartLimitIntervalSec=120`, `WatchdogSec=30`.",
-        "",
-        "| what happens | exit | systemd |",
-        "|---|---|---|",
-        "| a bad setting in `/etc/monopoly-city/config.yaml` (one line in the journal naming the key) | 2 | no "
-        "restart: restarting cannot fix a file (`systemctl status` shows the line) |",
-        "| anything in the state folder (corrupt, foreign, FIFO, link, directory, read-only) | none | nothing: the "
-        "unit starts, the file moved aside and named in one journal line |",
-        "| a display missing, failing, blocking or never answering | none | nothing: the unit keeps time, retries "
-        "the display from its own thread |",
-        "| a buzzer error | none | nothing: logged once, the sound thread goes on |",
-        "| the trace cannot be written | none | nothing: one warning, the trace stops |",
-        "| the loop hangs | killed | no WATCHDOG=1 for 30 s: SIGABRT, then a restart 2 s later; the game resumes "
-        "(same boot: the boot clock counts the gap) |",
-        "| a bug: an exception at start-up or in the loop | 1 | restarted after 2 s; five failures within 120 s "
-        "and systemd stops trying (`start-limit-hit`) until the next boot or `systemctl reset-failed` |",
-        "| no GPIO (`--pins lgpio` off a Pi, lgpio missing) | 2 | no restart: one line says what to install "
-        "(at boot, a chip that udev has not yet given to the gpio group is tried again for 20 s first) |",
-        "",
+        *systemd_section(),
         "## Where each check lives",
         "",
         "- `tests/test_core_properties.py`: hypothesis sequences (profile `default` 1000, `soak` 10,000).",

@@ -199,6 +199,7 @@ def protocol(shares: Shares) -> type[H11Protocol]:
         streaming = False
 
         def connection_made(self, transport: asyncio.Transport) -> None:  # type: ignore[override]
+            no_delay(transport)
             super().connection_made(transport)
             self.key = address_key(self.client[0]) if self.client else "?"
             self.opened = time.monotonic()
@@ -308,6 +309,19 @@ def language_of(scope: Scope, default: str) -> str:
 def said(key: str, language: str) -> str:
     """The refusal ``key`` (``web.refused.*``) in ``language``."""
     return i18n.words(language)(key)
+
+
+def no_delay(transport: asyncio.BaseTransport) -> None:
+    """TCP_NODELAY on a connection: a response's body, written after its head, goes at once. asyncio sets it only
+    on sockets made with ``IPPROTO_TCP``; ``serve`` binds its own listener (``socket.create_server``, protocol 0,
+    to say a port in use in one line) and without this every answer on a kept-alive connection waited for the
+    client's delayed ACK (40 ms on Linux: the largest edition's card check, 2 ms of CPU, took 44 ms)."""
+    sock = transport.get_extra_info("socket")
+    if sock is not None and sock.family in (socket.AF_INET, socket.AF_INET6):
+        try:
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        except OSError:
+            pass  # already closed by the client: nothing to send
 
 
 async def _answer(send: Send, status: int, text: str) -> None:
