@@ -79,23 +79,22 @@ def fitting_size(text: str, largest: int, width: int = WIDTH - 4) -> int:
 
 
 @lru_cache(maxsize=512)
-def lettering(text: str, typeface: ImageFont.FreeTypeFont, anchor: str) -> tuple[Image.Image, int, int]:
-    """``text`` rendered once in one bit, and where its top left corner goes from the anchor point.
+def lettering(text: str, typeface: ImageFont.FreeTypeFont, anchor: str) -> tuple[Any, int, int]:
+    """``text`` rendered once in one bit (PIL's mask), and where its top left corner goes from the anchor point.
 
     FreeType hinting a 40-pixel number is most of the cost of a frame: a countdown draws the same words
-    and digits every second. 512 texts: a few hundred kB at most.
+    and digits every second. The mask is the one ``ImageDraw.text`` draws (``getmask2``, one layout and
+    one rendering: measuring the text first would hint every glyph twice). 512 texts: a few hundred kB at most.
     """
-    left, top, right, bottom = typeface.getbbox(text, mode="1", anchor=anchor)
-    mask = Image.new("1", (max(1, int(right - left)), max(1, int(bottom - top))))
-    ImageDraw.Draw(mask).text((-left, -top), text, font=typeface, fill=1, anchor=anchor)
+    mask, (left, top) = typeface.getmask2(text, "1", anchor=anchor)
     return mask, int(left), int(top)
 
 
 class LetteredDraw(ImageDraw.ImageDraw):
     """PIL's ``ImageDraw``, each text pasted from :func:`lettering` (the same pixels, rendered once).
 
-    Only the unit's :class:`Display` draws with it; anything it does not cache (several lines, a
-    fractional position, extra options) is drawn by PIL as before.
+    Only the unit's :class:`Display` draws with it, on one-bit images; anything it does not cache (several
+    lines, a fractional position, extra options, another mode) is drawn by PIL as before.
     """
 
     def text(  # type: ignore[override]
@@ -108,11 +107,14 @@ class LetteredDraw(ImageDraw.ImageDraw):
         **options: Any,
     ) -> None:
         x, y = xy
-        if options or font is None or not isinstance(text, str) or "\n" in text or x != int(x) or y != int(y):
+        plain = not options and font is not None and isinstance(text, str) and "\n" not in text
+        if not plain or self.fontmode != "1" or x != int(x) or y != int(y):
             super().text(xy, text, fill, font, anchor, **options)
             return
+        assert font is not None
         mask, left, top = lettering(text, font, anchor or "la")
-        self.bitmap((int(x) + left, int(y) + top), mask, fill=fill)
+        ink, fill_ink = self._getink(fill)  # as ImageDraw.text and ImageDraw.bitmap paste a mask
+        self.draw.draw_bitmap((int(x) + left, int(y) + top), mask, fill_ink if ink is None else ink)
 
 
 def centred(draw: ImageDraw.ImageDraw, y: int, text: str, size: int, fill: str = ON) -> None:
