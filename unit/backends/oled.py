@@ -29,6 +29,8 @@ ON, OFF = "white", "black"
 #: The OLED's contrast (0-255) for each brightness; dimmed, the lowest.
 CONTRAST = {Brightness.LOW: 0x20, Brightness.MEDIUM: 0x80, Brightness.HIGH: 0xFF}
 DIMMED = 0x00
+#: The size of a countdown's seconds (LetteredDraw.number draws them exactly as PIL would at this size).
+COUNTDOWN_SIZE = 40
 
 # The railway station, 16x16: a roof, a clock, two doors and the platform.
 STATION_ICON = (
@@ -116,6 +118,34 @@ class LetteredDraw(ImageDraw.ImageDraw):
         ink, fill_ink = self._getink(fill)  # as ImageDraw.text and ImageDraw.bitmap paste a mask
         self.draw.draw_bitmap((int(x) + left, int(y) + top), mask, fill_ink if ink is None else ink)
 
+    def number(self, xy: tuple[int, int], digits: str, typeface: ImageFont.FreeTypeFont, fill: str) -> None:
+        """A whole number centred on ``xy`` (anchor "mm"), pasted digit by digit from :func:`lettering`.
+
+        A countdown's number is one never drawn before, each second: rendering it costs FreeType three
+        hintings of each glyph. Its digits are rendered once each and laid out as PIL's basic layout lays
+        them: pen positions at whole-pixel advances from the middle of the total advance, each glyph where
+        PIL would paste it. tests/test_lettering.py checks that the pixels are PIL's own for every countdown
+        number (1 to 3600) at :data:`COUNTDOWN_SIZE`; at some other sizes (15) they are not, so only the
+        countdown draws with it. Advances that are not whole pixels are drawn by PIL as before.
+        """
+        advances = [digit_advance(typeface, digit) for digit in digits]
+        if not digits.isdigit() or any(advance % 64 for advance in advances) or self.fontmode != "1":
+            self.text(xy, digits, fill=fill, font=typeface, anchor="mm")
+            return
+        x, y = xy
+        pen = x - ((sum(advances) // 2 + 32) >> 6)  # FreeType's PIXEL(position / 2): the anchor's middle
+        ink, fill_ink = self._getink(fill)
+        for digit, advance in zip(digits, advances, strict=True):
+            mask, left, top = lettering(digit, typeface, "lm")
+            self.draw.draw_bitmap((pen + left, y + top), mask, fill_ink if ink is None else ink)
+            pen += advance >> 6
+
+
+@cache
+def digit_advance(typeface: ImageFont.FreeTypeFont, digit: str) -> int:
+    """How far the pen moves after ``digit`` in one bit (hinted), in FreeType's 1/64 pixels."""
+    return round(typeface.getlength(digit, mode="1") * 64)
+
 
 def centred(draw: ImageDraw.ImageDraw, y: int, text: str, size: int, fill: str = ON) -> None:
     draw.text((WIDTH // 2, y), text, font=font(size), fill=fill, anchor="mm")
@@ -190,7 +220,10 @@ class Painter:
         draw.text((1, 12), self.words("screen.auction"), font=font(11), fill=ink, anchor="ls")
         if view.warning:
             draw.text((WIDTH - 2, 12), "!", font=font(11), fill=ink, anchor="rs")
-        centred(draw, 32, str(view.seconds_left), 40, ink)
+        if isinstance(draw, LetteredDraw):  # the unit's display: the digits rendered once each
+            draw.number((WIDTH // 2, 32), str(view.seconds_left), font(COUNTDOWN_SIZE), ink)
+        else:
+            centred(draw, 32, str(view.seconds_left), COUNTDOWN_SIZE, ink)
         # The bar: how much of the countdown is left.
         draw.rectangle((0, 56, WIDTH - 1, HEIGHT - 1), outline=ink, fill=paper)
         filled = round((WIDTH - 4) * min(1.0, view.seconds_left / view.total))
