@@ -7,12 +7,14 @@ display's thread imports PIL and luma, opens the OLED and draws the first frame 
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 from unit.app import config as configuration
+from unit.app.launch import end_startup_pause
 from unit.app.pairing import PAIRING_FILE
 from unit.app.runtime import Runtime
 from unit.backends.gpio import Gpio, pin_factory
@@ -35,6 +37,7 @@ NOT_BEFORE_READY = (
     "unit.app.scenario",
     "unit.calculator",
     "unit.web",
+    "difflib",  # a suggestion for a name not found: only on an error
 )
 
 #: Runs `monopoly-city run` as the service does (its --config and --state-dir), on mock pins, and prints
@@ -69,6 +72,65 @@ def test_the_run_path_up_to_ready_loads_nothing_it_can_do_without(tmp_path):
     assert {"gpiozero", "gpiozero.pins.mock", "unit.app.link", "unit.app.persist"} <= set(modules)
     assert "display" not in seen["threads"]  # the buzzer's thread and the link's, not the display's yet
     assert "buzzer" in seen["threads"]
+
+
+#: `python -m unit run` as the service starts it: whether the garbage collector runs at READY=1, and once open.
+GC_AROUND_READY = """
+import gc, json, sys
+from unit.app import notify, runtime
+seen = {}
+real_notify, real_open = notify.Notifier.notify, runtime.Runtime.open
+def notify_(self, state):
+    seen.setdefault("at_ready", gc.isenabled())
+    real_notify(self, state)
+def open_(self):
+    real_open(self)
+    seen["open"], seen["frozen"] = gc.isenabled(), gc.get_freeze_count()
+    print(json.dumps(seen))
+    raise SystemExit(0)
+notify.Notifier.notify, runtime.Runtime.open = notify_, open_
+from unit.__main__ import main
+main()
+"""
+
+
+def test_the_start_up_pauses_the_garbage_collector_until_ready_then_freezes_what_it_made(tmp_path):
+    """The start's objects live as long as the program: no collection walks them on the way to READY=1;
+    then they are frozen (never walked again) and collections resume."""
+    argv = ["run", "--backend", "gpio", "--pins", "mock", "--state-dir", str(tmp_path)]
+    done = subprocess.run([sys.executable, "-c", GC_AROUND_READY, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["at_ready"] is False and seen["open"] is True and seen["frozen"] > 10_000
+
+
+def test_only_a_paused_collector_is_resumed_and_frozen():
+    """In a process that never paused it (the tests, a program calling unit.cli.main), nothing is frozen."""
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    end_startup_pause()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    gc.disable()
+    try:
+        end_startup_pause()
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def test_simulate_loads_neither_the_hardware_nor_the_link_nor_a_suggestion():
+    """`simulate` needs the core, the configuration and the trace: not gpiozero, PIL, the phone link or difflib."""
+    code = "import sys; from unit.__main__ import main; main(); print(' '.join(sorted(sys.modules)), file=sys.stderr)"
+    scenario = ROOT / "docs" / "examples" / "demo-game.yaml"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "simulate", str(scenario)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    modules = set(done.stderr.split())
+    assert "unit.core" in modules and "unit.app.simulate" in modules
+    for name in ("gpiozero", "PIL", "luma", "unit.app.link", "unit.app.linkserver", "difflib"):
+        assert name not in modules, name
 
 
 def test_the_first_start_writes_the_pairing_file(tmp_path):

@@ -12,6 +12,7 @@ loaded (``tests/test_startup.py``).
 
 from __future__ import annotations
 
+import gc
 import os
 import sys
 from dataclasses import dataclass
@@ -28,6 +29,17 @@ if TYPE_CHECKING:
 
 #: The game in progress and the settings menu's choices on a Pi (systemd/monopoly-city-unit.service's).
 DEFAULT_PI_STATE_DIR = "/var/lib/monopoly-city"
+
+
+def end_startup_pause() -> None:
+    """Resume the garbage collector that ``unit.__main__`` paused for the start-up (nothing if it runs).
+
+    What the start-up made lives as long as the program: it is frozen (no collection walks it again) rather
+    than collected (about 10 ms here, for a few hundred objects).
+    """
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def is_raspberry_pi() -> bool:
@@ -138,6 +150,7 @@ class Launch:
             store=GameStore(state_dir) if state_dir else None,
             notifier=Notifier(),
             settings=settings,
+            on_ready=end_startup_pause,
         )
         signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
         if self.backend_name == "headless" and not scenario:  # say why nothing happens

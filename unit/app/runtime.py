@@ -72,7 +72,8 @@ class Runtime:
     ``script`` plays scripted inputs at their times after the start;
     ``until`` ends the run that many seconds after the start. With a
     ``store`` the game in progress survives a power cut; ``notifier`` tells
-    systemd when the unit is ready and that its loop is alive.
+    systemd when the unit is ready and that its loop is alive, and ``on_ready``
+    is called once it has.
     """
 
     def __init__(
@@ -87,6 +88,7 @@ class Runtime:
         store: GameStore | None = None,
         notifier: Notifier | None = None,
         settings: SettingsStore | None = None,
+        on_ready: Callable[[], None] | None = None,
     ):
         self.unit = unit
         self.backend = backend
@@ -97,6 +99,7 @@ class Runtime:
         self.store = store
         self.settings = settings  # where the settings menu's choices are saved
         self.notifier = notifier if notifier is not None else Notifier({})
+        self.on_ready = on_ready  # called once READY=1 is sent (the launch ends its start-up pause)
         self.inputs: queue.SimpleQueue[tuple[float, Input]] = queue.SimpleQueue()
         self.start = 0.0
         self._next_save: float | None = None
@@ -125,6 +128,8 @@ class Runtime:
         if not self._resume():
             self.apply(self.start, self.unit.start(self.start))  # the welcome screen and its chime
         self.notifier.notify("READY=1")  # the hardware is open
+        if self.on_ready is not None:
+            self.on_ready()
         self.backend.ready()  # then what may come a moment later: the display
         if self.notifier.watchdog_interval:
             self._next_ping = self.start
