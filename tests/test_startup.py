@@ -1,8 +1,9 @@
 """A fast start on a slow Pi (issue 12): what `run` leaves until after READY=1, checked without a clock.
 
 benchmarks/startup.py measures the time; these tests pin down what makes it: on the way to READY=1 the
-unit loads the buttons, the LED, the buzzer and the phone link, and nothing it can do without. The
-display's thread imports PIL and luma, opens the OLED and draws the first frame just after.
+unit loads the buttons, the LED and the buzzer, and nothing it can do without. Just after, the display's
+thread imports PIL and luma, opens the OLED and draws the first frame, and the phone link is made on a
+thread of its own and handed what the unit wrote before it (its snapshot as if it had been there).
 """
 
 from __future__ import annotations
@@ -22,10 +23,16 @@ from unit.core import Unit, views
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Loaded by `run` only after READY=1, or by other commands: the display (PIL, luma), the entry points
-#: gpiozero never looks up here (importlib.metadata, and email with it), the phone pairing's hmac (on a
-#: start that already has its pairing file), scenarios, the calculator and the web service.
+#: Loaded by `run` only after READY=1, or by other commands: the display (PIL, luma), the phone link (its
+#: protocol, its words, its pairing), the entry points gpiozero never looks up here (importlib.metadata,
+#: and email with it), scenarios, the calculator and the web service.
 NOT_BEFORE_READY = (
+    "unit.app.link",
+    "unit.app.linkserver",
+    "unit.app.pairing",
+    "unit.core.protocol",
+    "unit.app.trace",
+    "tomllib",  # the words: the link's, for the phones
     "PIL",
     "luma",
     "unit.backends.oled",
@@ -69,8 +76,8 @@ def test_the_run_path_up_to_ready_loads_nothing_it_can_do_without(tmp_path):
     modules = seen["modules"]
     loaded = [name for name in modules if any(name == m or name.startswith(m + ".") for m in NOT_BEFORE_READY)]
     assert loaded == []
-    assert {"gpiozero", "gpiozero.pins.mock", "unit.app.link", "unit.app.persist"} <= set(modules)
-    assert "display" not in seen["threads"]  # the buzzer's thread and the link's, not the display's yet
+    assert {"gpiozero", "gpiozero.pins.mock", "unit.app.persist", "unit.app.settings"} <= set(modules)
+    assert "display" not in seen["threads"] and "link-accept" not in seen["threads"]  # both just after
     assert "buzzer" in seen["threads"]
 
 
@@ -133,10 +140,44 @@ def test_simulate_loads_neither_the_hardware_nor_the_link_nor_a_suggestion():
         assert name not in modules, name
 
 
+#: `monopoly-city run` as the service starts it, ended once the phone link listens (just after READY=1): what
+#: the link's snapshot holds then, and whether READY=1 came first.
+AT_LINK = """
+import json, sys
+from unit.app import link, notify
+said = []
+real_notify, real_start = notify.Notifier.notify, link.Link.start
+notify.Notifier.notify = lambda self, state: (said.append(state), real_notify(self, state))
+def start(self):
+    listening = real_start(self)
+    snapshot = self.snapshot
+    print(json.dumps({"said": said, "listening": listening, "state": snapshot.state, "screen": snapshot.screen.text,
+                      "led": snapshot.led.mode, "settings": snapshot.settings is not None}))
+    raise SystemExit(0)
+link.Link.start = start
+from unit.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_just_after_ready_the_link_listens_with_the_snapshot_of_the_first_line(tmp_path):
+    """The link is made after READY=1 and handed what the unit wrote before: its snapshot has the welcome
+    screen, as when it was the runtime's trace sink from the first line."""
+    argv = ["run", "--backend", "gpio", "--pins", "mock", "--config", str(ROOT / "systemd" / "config.yaml")]
+    argv += ["--state-dir", str(tmp_path)]
+    done = subprocess.run([sys.executable, "-c", AT_LINK, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["said"] == ["READY=1"] and seen["listening"] is True
+    assert seen["state"] == "off" and seen["led"] == "off" and seen["settings"]
+    assert seen["screen"].startswith("MONOPOLY CITY")  # the welcome screen, written before READY=1
+
+
 def test_the_first_start_writes_the_pairing_file(tmp_path):
-    """The first start ever generates the phones' pairing generation (the one start that loads secrets)."""
-    seen = at_ready(tmp_path)
-    assert "secrets" in seen["modules"]
+    """The first start ever generates the phones' pairing generation, just after READY=1 (the link's)."""
+    argv = ["run", "--backend", "gpio", "--pins", "mock", "--state-dir", str(tmp_path)]
+    done = subprocess.run([sys.executable, "-c", AT_LINK, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / PAIRING_FILE).read_text())["generation"]
 
 

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 from unit.app.notify import Notifier
 from unit.app.persist import GameStore
 from unit.app.settings import SettingsStore
-from unit.app.trace import TraceSink, write_typed
 from unit.backends.base import STOP, Backend, Clock, Stop
 from unit.core import (
     DisplayChanged,
@@ -39,10 +38,10 @@ from unit.core import (
     Unit,
 )
 from unit.core.evening import Tally
-from unit.core.protocol import NotResumedRecord, ResumeRecord
 
 if TYPE_CHECKING:
     from unit.app.scenario import Step  # scenarios are read by the commands that play one
+    from unit.app.trace import TraceSink  # the records themselves only where one is written (the protocol: 8 ms)
 
 log = logging.getLogger(__name__)
 
@@ -174,12 +173,18 @@ class Runtime:
                     "not resuming the saved game: the power was out %.0f min (at most %g)", off / 60, limit / 60
                 )
             if self.trace is not None:
+                from unit.app.trace import write_typed
+                from unit.core.protocol import NotResumedRecord
+
                 minutes = None if off is None else round(off / 60, 1)
                 write_typed(self.trace, NotResumedRecord(0.0, why, minutes))
             self.store.clear()
             return False
         log.warning("resuming the game: %.0f s already played", played)
         if self.trace is not None:
+            from unit.app.trace import write_typed
+            from unit.core.protocol import ResumeRecord
+
             write_typed(self.trace, ResumeRecord(0.0, round(played, 3)))
         tally = Tally.from_dict(saved.counts)
         self.apply(self.start, self.unit.power_on(self.start, played=played, tally=tally))
