@@ -221,3 +221,44 @@ def test_the_runtime_sends_ready_then_the_display_shows_the_welcome_screen():
         assert isinstance(backend.view, views.Welcome)
     finally:
         backend.close()
+
+
+class Lines:
+    """A trace file's writer, as the runtime and the link write to it."""
+
+    def __init__(self) -> None:
+        self.lines: list[object] = []
+
+    def write(self, t, outputs) -> None:
+        self.lines += [(t, output) for output in outputs]
+
+    def write_record(self, obj) -> None:
+        self.lines.append(obj)
+
+
+def test_the_backlog_passes_each_line_on_at_once_and_hands_the_link_its_first_lines(tmp_path):
+    """Until the link takes over, the trace file gets every line at once, in order; the link is then played
+    the same lines (its snapshot as from the first line) and writes on to the same file, nothing twice."""
+    from unit.app.launch import Backlog
+    from unit.app.link import Link
+    from unit.core import LedChanged, LedMode, ScreenChanged, StateChanged
+
+    trace = Lines()
+    backlog = Backlog(trace)
+    welcome = views.Welcome(hold_seconds=2.0)
+    backlog.write_record({"t": 0.0, "kind": "resume", "played": 12.5})
+    backlog.write(0.0, [StateChanged("ready"), LedChanged(LedMode.ON), ScreenChanged(welcome)])
+    assert trace.lines == [
+        {"t": 0.0, "kind": "resume", "played": 12.5},
+        (0.0, StateChanged("ready")),
+        (0.0, LedChanged(LedMode.ON)),
+        (0.0, ScreenChanged(welcome)),
+    ]
+    link = Link(tmp_path, "fr")
+    backlog.hand_over(link)
+    assert link.trace is trace and len(trace.lines) == 4  # played to the link, not written again
+    assert link.snapshot.state == "ready" and link.snapshot.led.mode == "on"
+    assert link.snapshot.screen.view == welcome and link.snapshot.screen.text.startswith("MONOPOLY CITY")
+    link.write(1.0, [StateChanged("off")])
+    assert trace.lines[-1] == (1.0, StateChanged("off")) and link.snapshot.state == "off"
+    assert backlog.calls == []
