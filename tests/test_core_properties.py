@@ -16,6 +16,8 @@ from hypothesis import strategies as st
 
 from unit.app import config as configuration
 from unit.core import DisplayChanged, LedChanged, Pressed, Released, SoundPlayed, StateChanged, Switched, Unit, views
+from unit.core.clock import Deadlines
+from unit.core.machine import Timer
 from unit.core.sounds import SOUNDS, Sound
 
 BUTTONS = ("power", "auction", "build")
@@ -175,3 +177,18 @@ def test_a_press_at_the_instant_the_menu_times_out_acts_on_the_welcome_screen():
     assert unit.state == "settings"
     out = unit.handle(Pressed("power"), 32.25)
     assert [o.state for o in out if isinstance(o, StateChanged)] == ["off", "ready"]
+
+
+@given(
+    st.dictionaries(
+        st.sampled_from(list(Timer)), st.sampled_from([0.0, 0.5, 1.0, 1.0 + 1e-12, 2.0, 50.0]), max_size=len(Timer)
+    )
+)
+def test_the_next_deadline_is_the_earliest_and_on_a_tie_the_first_in_order(due):
+    """Deadlines.next: the earliest time; of several at that very time, the first in the given order."""
+    deadlines = Deadlines(tuple(Timer))
+    for name, at in due.items():
+        deadlines.set(name, at)
+    order = list(Timer)
+    expected = min(due.items(), key=lambda item: (item[1], order.index(item[0]))) if due else None
+    assert deadlines.next() == expected

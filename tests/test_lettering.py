@@ -58,3 +58,20 @@ def test_a_text_pasted_from_the_cache_is_the_text_pil_draws(text, size, anchor, 
     oled.LetteredDraw(ours).text((x, y), text, font=oled.font(size), fill=ink, anchor=anchor)
     ImageDraw.Draw(theirs).text((x, y), text, font=oled.font(size), fill=ink, anchor=anchor)
     assert ours.tobytes() == theirs.tobytes()
+
+
+@pytest.mark.parametrize("ink", [oled.ON, oled.OFF])
+def test_every_countdown_number_pasted_digit_by_digit_is_the_number_pil_draws(ink):
+    """A countdown's number is pasted from its digits, each rendered once (LetteredDraw.number): the same
+    pixels as PIL drawing the whole number, for every number a countdown can show (auction.seconds <= 3600)."""
+    paper = oled.OFF if ink == oled.ON else oled.ON
+    typeface = oled.font(oled.COUNTDOWN_SIZE)
+    ours, theirs = (Image.new("1", (oled.WIDTH, oled.HEIGHT)) for _ in "ab")
+    draw_ours, draw_theirs = oled.LetteredDraw(ours), ImageDraw.Draw(theirs)
+    numbers = range(0, 3601) if ink == oled.ON else range(0, 100)
+    for number in numbers:
+        for draw in (draw_ours, draw_theirs):
+            draw.rectangle((0, 0, oled.WIDTH - 1, oled.HEIGHT - 1), fill=paper)
+        draw_ours.number((oled.WIDTH // 2, 32), str(number), typeface, ink)
+        draw_theirs.text((oled.WIDTH // 2, 32), str(number), font=typeface, fill=ink, anchor="mm")
+        assert ours.tobytes() == theirs.tobytes(), number

@@ -188,7 +188,7 @@ def test_a_dead_display_thread_is_restarted_by_the_next_frame(unit_on_pins, capl
     unit = unit_on_pins(AUCTION, open_display=lambda config: glass)
     old = unit.backend.worker
     old._closing.set()  # end the thread as if it had died
-    old._changed.set()
+    old._wake.put(None)
     old._thread.join(2)
     old._closing.clear()
     unit.press("power")

@@ -1,18 +1,21 @@
 """A fast start on a slow Pi (issue 12): what `run` leaves until after READY=1, checked without a clock.
 
 benchmarks/startup.py measures the time; these tests pin down what makes it: on the way to READY=1 the
-unit loads the buttons, the LED, the buzzer and the phone link, and nothing it can do without. The
-display's thread imports PIL and luma, opens the OLED and draws the first frame just after.
+unit loads the buttons, the LED and the buzzer, and nothing it can do without. Just after, the display's
+thread imports PIL and luma, opens the OLED and draws the first frame, and the phone link is made on a
+thread of its own and handed what the unit wrote before it (its snapshot as if it had been there).
 """
 
 from __future__ import annotations
 
+import gc
 import json
 import subprocess
 import sys
 from pathlib import Path
 
 from unit.app import config as configuration
+from unit.app.launch import end_startup_pause
 from unit.app.pairing import PAIRING_FILE
 from unit.app.runtime import Runtime
 from unit.backends.gpio import Gpio, pin_factory
@@ -20,10 +23,16 @@ from unit.core import Unit, views
 
 ROOT = Path(__file__).resolve().parent.parent
 
-#: Loaded by `run` only after READY=1, or by other commands: the display (PIL, luma), the entry points
-#: gpiozero never looks up here (importlib.metadata, and email with it), the phone pairing's hmac (on a
-#: start that already has its pairing file), scenarios, the calculator and the web service.
+#: Loaded by `run` only after READY=1, or by other commands: the display (PIL, luma), the phone link (its
+#: protocol, its words, its pairing), the entry points gpiozero never looks up here (importlib.metadata,
+#: and email with it), scenarios, the calculator and the web service.
 NOT_BEFORE_READY = (
+    "unit.app.link",
+    "unit.app.linkserver",
+    "unit.app.pairing",
+    "unit.core.protocol",
+    "unit.app.trace",
+    "tomllib",  # the words: the link's, for the phones
     "PIL",
     "luma",
     "unit.backends.oled",
@@ -35,6 +44,7 @@ NOT_BEFORE_READY = (
     "unit.app.scenario",
     "unit.calculator",
     "unit.web",
+    "difflib",  # a suggestion for a name not found: only on an error
 )
 
 #: Runs `monopoly-city run` as the service does (its --config and --state-dir), on mock pins, and prints
@@ -66,15 +76,108 @@ def test_the_run_path_up_to_ready_loads_nothing_it_can_do_without(tmp_path):
     modules = seen["modules"]
     loaded = [name for name in modules if any(name == m or name.startswith(m + ".") for m in NOT_BEFORE_READY)]
     assert loaded == []
-    assert {"gpiozero", "gpiozero.pins.mock", "unit.app.link", "unit.app.persist"} <= set(modules)
-    assert "display" not in seen["threads"]  # the buzzer's thread and the link's, not the display's yet
+    assert {"gpiozero", "gpiozero.pins.mock", "unit.app.persist", "unit.app.settings"} <= set(modules)
+    assert "display" not in seen["threads"] and "link-accept" not in seen["threads"]  # both just after
     assert "buzzer" in seen["threads"]
 
 
+#: `python -m unit run` as the service starts it: whether the garbage collector runs at READY=1, and once open.
+GC_AROUND_READY = """
+import gc, json, sys
+from unit.app import notify, runtime
+seen = {}
+real_notify, real_open = notify.Notifier.notify, runtime.Runtime.open
+def notify_(self, state):
+    seen.setdefault("at_ready", gc.isenabled())
+    real_notify(self, state)
+def open_(self):
+    real_open(self)
+    seen["open"], seen["frozen"] = gc.isenabled(), gc.get_freeze_count()
+    print(json.dumps(seen))
+    raise SystemExit(0)
+notify.Notifier.notify, runtime.Runtime.open = notify_, open_
+from unit.__main__ import main
+main()
+"""
+
+
+def test_the_start_up_pauses_the_garbage_collector_until_ready_then_freezes_what_it_made(tmp_path):
+    """The start's objects live as long as the program: no collection walks them on the way to READY=1;
+    then they are frozen (never walked again) and collections resume."""
+    argv = ["run", "--backend", "gpio", "--pins", "mock", "--state-dir", str(tmp_path)]
+    done = subprocess.run([sys.executable, "-c", GC_AROUND_READY, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["at_ready"] is False and seen["open"] is True and seen["frozen"] > 10_000
+
+
+def test_only_a_paused_collector_is_resumed_and_frozen():
+    """In a process that never paused it (the tests, a program calling unit.cli.main), nothing is frozen."""
+    assert gc.isenabled()
+    frozen = gc.get_freeze_count()
+    end_startup_pause()
+    assert gc.isenabled() and gc.get_freeze_count() == frozen
+    gc.disable()
+    try:
+        end_startup_pause()
+        assert gc.isenabled() and gc.get_freeze_count() > frozen
+    finally:
+        gc.enable()
+        gc.unfreeze()
+
+
+def test_simulate_loads_neither_the_hardware_nor_the_link_nor_a_suggestion():
+    """`simulate` needs the core, the configuration and the trace: not gpiozero, PIL, the phone link or difflib."""
+    code = "import sys; from unit.__main__ import main; main(); print(' '.join(sorted(sys.modules)), file=sys.stderr)"
+    scenario = ROOT / "docs" / "examples" / "demo-game.yaml"
+    done = subprocess.run(
+        [sys.executable, "-c", code, "simulate", str(scenario)], capture_output=True, text=True, timeout=60
+    )
+    assert done.returncode == 0, done.stderr
+    modules = set(done.stderr.split())
+    assert "unit.core" in modules and "unit.app.simulate" in modules
+    for name in ("gpiozero", "PIL", "luma", "unit.app.link", "unit.app.linkserver", "difflib"):
+        assert name not in modules, name
+
+
+#: `monopoly-city run` as the service starts it, ended once the phone link listens (just after READY=1): what
+#: the link's snapshot holds then, and whether READY=1 came first.
+AT_LINK = """
+import json, sys
+from unit.app import link, notify
+said = []
+real_notify, real_start = notify.Notifier.notify, link.Link.start
+notify.Notifier.notify = lambda self, state: (said.append(state), real_notify(self, state))
+def start(self):
+    listening = real_start(self)
+    snapshot = self.snapshot
+    print(json.dumps({"said": said, "listening": listening, "state": snapshot.state, "screen": snapshot.screen.text,
+                      "led": snapshot.led.mode, "settings": snapshot.settings is not None}))
+    raise SystemExit(0)
+link.Link.start = start
+from unit.cli import main
+main(sys.argv[1:])
+"""
+
+
+def test_just_after_ready_the_link_listens_with_the_snapshot_of_the_first_line(tmp_path):
+    """The link is made after READY=1 and handed what the unit wrote before: its snapshot has the welcome
+    screen, as when it was the runtime's trace sink from the first line."""
+    argv = ["run", "--backend", "gpio", "--pins", "mock", "--config", str(ROOT / "systemd" / "config.yaml")]
+    argv += ["--state-dir", str(tmp_path)]
+    done = subprocess.run([sys.executable, "-c", AT_LINK, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    seen = json.loads(done.stdout)
+    assert seen["said"] == ["READY=1"] and seen["listening"] is True
+    assert seen["state"] == "off" and seen["led"] == "off" and seen["settings"]
+    assert seen["screen"].startswith("MONOPOLY CITY")  # the welcome screen, written before READY=1
+
+
 def test_the_first_start_writes_the_pairing_file(tmp_path):
-    """The first start ever generates the phones' pairing generation (the one start that loads secrets)."""
-    seen = at_ready(tmp_path)
-    assert "secrets" in seen["modules"]
+    """The first start ever generates the phones' pairing generation, just after READY=1 (the link's)."""
+    argv = ["run", "--backend", "gpio", "--pins", "mock", "--state-dir", str(tmp_path)]
+    done = subprocess.run([sys.executable, "-c", AT_LINK, *argv], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
     assert json.loads((tmp_path / PAIRING_FILE).read_text())["generation"]
 
 
@@ -118,3 +221,44 @@ def test_the_runtime_sends_ready_then_the_display_shows_the_welcome_screen():
         assert isinstance(backend.view, views.Welcome)
     finally:
         backend.close()
+
+
+class Lines:
+    """A trace file's writer, as the runtime and the link write to it."""
+
+    def __init__(self) -> None:
+        self.lines: list[object] = []
+
+    def write(self, t, outputs) -> None:
+        self.lines += [(t, output) for output in outputs]
+
+    def write_record(self, obj) -> None:
+        self.lines.append(obj)
+
+
+def test_the_backlog_passes_each_line_on_at_once_and_hands_the_link_its_first_lines(tmp_path):
+    """Until the link takes over, the trace file gets every line at once, in order; the link is then played
+    the same lines (its snapshot as from the first line) and writes on to the same file, nothing twice."""
+    from unit.app.launch import Backlog
+    from unit.app.link import Link
+    from unit.core import LedChanged, LedMode, ScreenChanged, StateChanged
+
+    trace = Lines()
+    backlog = Backlog(trace)
+    welcome = views.Welcome(hold_seconds=2.0)
+    backlog.write_record({"t": 0.0, "kind": "resume", "played": 12.5})
+    backlog.write(0.0, [StateChanged("ready"), LedChanged(LedMode.ON), ScreenChanged(welcome)])
+    assert trace.lines == [
+        {"t": 0.0, "kind": "resume", "played": 12.5},
+        (0.0, StateChanged("ready")),
+        (0.0, LedChanged(LedMode.ON)),
+        (0.0, ScreenChanged(welcome)),
+    ]
+    link = Link(tmp_path, "fr")
+    backlog.hand_over(link)
+    assert link.trace is trace and len(trace.lines) == 4  # played to the link, not written again
+    assert link.snapshot.state == "ready" and link.snapshot.led.mode == "on"
+    assert link.snapshot.screen.view == welcome and link.snapshot.screen.text.startswith("MONOPOLY CITY")
+    link.write(1.0, [StateChanged("off")])
+    assert trace.lines[-1] == (1.0, StateChanged("off")) and link.snapshot.state == "off"
+    assert backlog.calls == []

@@ -18,7 +18,7 @@ from typing import Any, NoReturn, TextIO, cast
 
 from unit import __version__, backends, i18n
 from unit.app import config as configuration
-from unit.app.launch import DEFAULT_PI_STATE_DIR
+from unit.app.launch import DEFAULT_PI_STATE_DIR, end_startup_pause
 from unit.errors import ArgumentError, HardwareError, Text, UserError
 from unit.yamlfile import escape, shown
 
@@ -515,6 +515,8 @@ def main(argv: list[str] | None = None) -> int:
     if getattr(args, "lang", None) is None and args.main_lang is not None:  # --lang given before the command
         args.lang = args.main_lang
     func: Callable[[argparse.Namespace], int] = args.func
+    if func is not cmd_run:
+        end_startup_pause()  # run's lasts until READY=1 (unit/__main__.py)
     try:
         return func(args)
     except ArgumentError as error:

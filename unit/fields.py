@@ -10,7 +10,6 @@ amounts (0 to 8 blocks), got 8``.
 
 from __future__ import annotations
 
-import difflib
 import math
 import unicodedata
 from collections.abc import Iterable
@@ -42,6 +41,8 @@ def got(value: object) -> Text:
 def hint(name: str, candidates: list[str]) -> Text | str:
     """`` (did you mean 'X'?)`` for the closest candidate, or nothing."""
     keys = {name_key(c): c for c in candidates}
+    import difflib  # only for a name not found: a suggestion
+
     close = difflib.get_close_matches(name_key(name), list(keys), n=1, cutoff=0.6)
     return Text("errors.did_you_mean", name=repr(keys[close[0]])) if close else ""
 
@@ -168,5 +169,7 @@ def name_key(name: str) -> str:
 def suggestion(name: str, candidates: list[str]) -> str:
     """`` (did you mean 'X'?)`` for the closest candidate, or an empty string."""
     keys = {name_key(c): c for c in candidates}
+    import difflib  # only for a name not found: a suggestion
+
     close = difflib.get_close_matches(name_key(name), list(keys), n=1, cutoff=0.6)
     return f" (did you mean {keys[close[0]]!r}?)" if close else ""

@@ -7,13 +7,19 @@ drives (chosen here, never looked up by the backend), the phone link and the run
 runs, and everything is closed in the reverse order.
 
 Everything is imported where it is used: on the way to READY=1 only what the chosen backend needs is
-loaded (``tests/test_startup.py``).
+loaded (``tests/test_startup.py``). The phone link (its protocol, its words, its socket) comes just after
+READY=1: made on a thread of its own, then handed the records written so far (:class:`Backlog`) on the
+loop, so that its snapshot is the one it would have folded from the first line.
 """
 
 from __future__ import annotations
 
+import gc
+import logging
 import os
 import sys
+import threading
+from collections.abc import Iterable
 from dataclasses import dataclass
 from typing import IO, TYPE_CHECKING, Any
 
@@ -21,13 +27,29 @@ from unit import i18n
 from unit.errors import Text, UserError
 
 if TYPE_CHECKING:
+    from unit.app.link import Link
+    from unit.app.runtime import Runtime
     from unit.app.scenario import Scenario
-    from unit.app.trace import TraceWriter
+    from unit.app.trace import TraceSink, TraceWriter
     from unit.backends.base import Backend
+    from unit.core import Output
     from unit.core.settings import Config
+
+log = logging.getLogger(__name__)
 
 #: The game in progress and the settings menu's choices on a Pi (systemd/monopoly-city-unit.service's).
 DEFAULT_PI_STATE_DIR = "/var/lib/monopoly-city"
+
+
+def end_startup_pause() -> None:
+    """Resume the garbage collector that ``unit.__main__`` paused for the start-up (nothing if it runs).
+
+    What the start-up made lives as long as the program: it is frozen (no collection walks it again) rather
+    than collected (about 10 ms here, for a few hundred objects).
+    """
+    if not gc.isenabled():
+        gc.freeze()
+        gc.enable()
 
 
 def is_raspberry_pi() -> bool:
@@ -63,6 +85,45 @@ def default_pins() -> str:
     return "lgpio" if is_raspberry_pi() else "mock"
 
 
+class Backlog:
+    """The runtime's trace sink until the phone link takes over, just after READY=1.
+
+    Each call goes on to the ``--trace`` file at once (its lines keep their order with the pins' records)
+    and is kept, to be played to the link (:meth:`hand_over`), so that its snapshot is the one it would
+    have folded had it been the sink from the first line. Written and handed over on the loop only.
+    """
+
+    def __init__(self, trace: TraceSink | None) -> None:
+        self.trace = trace
+        self.calls: list[tuple[float, list[Output]] | dict[str, Any]] = []
+
+    def write(self, t: float, outputs: Iterable[Output]) -> None:
+        outputs = list(outputs)
+        if self.trace is not None:
+            self.trace.write(t, outputs)
+        self.calls.append((t, outputs))
+
+    def write_record(self, obj: dict[str, Any]) -> None:
+        if self.trace is not None:
+            self.trace.write_record(obj)
+        self.calls.append(obj)
+
+    def hand_over(self, link: Link) -> None:
+        """Play what was written to ``link`` (made without the trace file, which has it all already)."""
+        for call in self.calls:
+            if isinstance(call, dict):
+                link.write_record(call)
+            else:
+                link.write(*call)
+        self.calls = []
+        link.trace = self.trace
+
+    def give_up(self, runtime: Runtime) -> None:
+        """No link after all: the runtime writes to the trace file alone, and nothing more is kept."""
+        runtime.trace = self.trace
+        self.calls = []
+
+
 @dataclass(frozen=True)
 class Request:
     """What ``run`` was asked for besides the configuration (None: the default for this machine)."""
@@ -93,6 +154,8 @@ class Launch:
         self.trace_file: IO[str] | None = None
         self.pin_factory: Any = None
         self.backend: Backend | None = None
+        self.link: Link | None = None  # the phones' link, made just after READY=1 when there is a state folder
+        self._link_thread: threading.Thread | None = None
 
     def _state_dir(self) -> str | None:
         """--state-dir, else the Pi service's folder on real pins, else (the emulator on a laptop) the user's."""
@@ -135,33 +198,63 @@ class Launch:
         seed = request.seed if request.seed is not None else (scenario.seed if scenario else None)
         trace = self._open_trace(config.language)
         self.backend = backend = self._make_backend(config, trace)
-        link = None
-        if state_dir:  # the phone companion's socket (monopoly-city serve) lives in the state folder
-            from unit.app.link import Link
-
-            link = Link(state_dir, config.language, trace=trace)
+        # The phone companion's socket (monopoly-city serve) lives in the state folder: the link comes just
+        # after READY=1, and is handed what the runtime wrote before.
+        backlog = Backlog(trace) if state_dir else None
         runtime = Runtime(
             Unit(config, random.Random(seed), factory=self.config),
             backend,
-            trace=link if link is not None else trace,  # the link writes the trace on, and more
+            trace=backlog if backlog is not None else trace,  # then the link, which writes the trace on, and more
             script=steps,
             until=scenario.until if scenario else None,
             store=GameStore(state_dir) if state_dir else None,
             notifier=Notifier(),
             settings=settings,
+            on_ready=lambda: self._ready(runtime, backlog, config.language),
         )
         signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
         if self.backend_name == "headless" and not scenario:  # say why nothing happens
             words = i18n.words(config.language)
             print(f"monopoly-city: {words('cli.headless_waits')}", file=sys.stderr, flush=True)
-        if link is not None:
-            link.attach(runtime)
-            link.start()
         try:
             runtime.run()
         finally:
-            if link is not None:
-                link.close()
+            if self._link_thread is not None:
+                self._link_thread.join(30)  # a link being made: made, then closed
+            if self.link is not None:
+                self.link.close()
+
+    def _ready(self, runtime: Runtime, backlog: Backlog | None, language: str) -> None:
+        """READY=1 is sent (on the loop): the collector resumes, and the phone link is made on its own thread."""
+        end_startup_pause()
+        if backlog is not None and self.state_dir:
+            state_dir = self.state_dir
+            self._link_thread = threading.Thread(
+                target=self._make_link, args=(runtime, backlog, state_dir, language), name="link-open", daemon=True
+            )
+            self._link_thread.start()
+
+    def _make_link(self, runtime: Runtime, backlog: Backlog, state_dir: str, language: str) -> None:
+        """Import and make the link (its protocol, words, pairing file) off the loop, then attach it on the loop:
+        handed the backlog, it becomes the runtime's trace sink and listens on its socket."""
+        from unit.app.runtime import Job
+
+        try:
+            from unit.app.link import Link
+
+            self.link = link = Link(state_dir, language)
+        except Exception:  # a bug: the unit keeps its time without the phones
+            log.exception("the phone link could not be made: the unit goes on without the phones")
+            runtime.post(Job("no phone link", lambda at: backlog.give_up(runtime)))
+            return
+
+        def attach(at: float) -> None:
+            link.attach(runtime)
+            backlog.hand_over(link)
+            runtime.trace = link
+            link.start()
+
+        runtime.post(Job("the phone link", attach))
 
     def _open_trace(self, language: str) -> TraceWriter | None:
         """--trace: the JSON Lines trace, to a file or to stdout (which the terminal backend needs for itself)."""

@@ -24,7 +24,6 @@ from typing import TYPE_CHECKING
 from unit.app.notify import Notifier
 from unit.app.persist import GameStore
 from unit.app.settings import SettingsStore
-from unit.app.trace import TraceSink, write_typed
 from unit.backends.base import STOP, Backend, Clock, Stop
 from unit.core import (
     DisplayChanged,
@@ -39,10 +38,10 @@ from unit.core import (
     Unit,
 )
 from unit.core.evening import Tally
-from unit.core.protocol import NotResumedRecord, ResumeRecord
 
 if TYPE_CHECKING:
     from unit.app.scenario import Step  # scenarios are read by the commands that play one
+    from unit.app.trace import TraceSink  # the records themselves only where one is written (the protocol: 8 ms)
 
 log = logging.getLogger(__name__)
 
@@ -72,7 +71,8 @@ class Runtime:
     ``script`` plays scripted inputs at their times after the start;
     ``until`` ends the run that many seconds after the start. With a
     ``store`` the game in progress survives a power cut; ``notifier`` tells
-    systemd when the unit is ready and that its loop is alive.
+    systemd when the unit is ready and that its loop is alive, and ``on_ready``
+    is called once it has.
     """
 
     def __init__(
@@ -87,6 +87,7 @@ class Runtime:
         store: GameStore | None = None,
         notifier: Notifier | None = None,
         settings: SettingsStore | None = None,
+        on_ready: Callable[[], None] | None = None,
     ):
         self.unit = unit
         self.backend = backend
@@ -97,6 +98,7 @@ class Runtime:
         self.store = store
         self.settings = settings  # where the settings menu's choices are saved
         self.notifier = notifier if notifier is not None else Notifier({})
+        self.on_ready = on_ready  # called once READY=1 is sent (the launch ends its start-up pause)
         self.inputs: queue.SimpleQueue[tuple[float, Input]] = queue.SimpleQueue()
         self.start = 0.0
         self._next_save: float | None = None
@@ -125,6 +127,8 @@ class Runtime:
         if not self._resume():
             self.apply(self.start, self.unit.start(self.start))  # the welcome screen and its chime
         self.notifier.notify("READY=1")  # the hardware is open
+        if self.on_ready is not None:
+            self.on_ready()
         self.backend.ready()  # then what may come a moment later: the display
         if self.notifier.watchdog_interval:
             self._next_ping = self.start
@@ -169,12 +173,18 @@ class Runtime:
                     "not resuming the saved game: the power was out %.0f min (at most %g)", off / 60, limit / 60
                 )
             if self.trace is not None:
+                from unit.app.trace import write_typed
+                from unit.core.protocol import NotResumedRecord
+
                 minutes = None if off is None else round(off / 60, 1)
                 write_typed(self.trace, NotResumedRecord(0.0, why, minutes))
             self.store.clear()
             return False
         log.warning("resuming the game: %.0f s already played", played)
         if self.trace is not None:
+            from unit.app.trace import write_typed
+            from unit.core.protocol import ResumeRecord
+
             write_typed(self.trace, ResumeRecord(0.0, round(played, 3)))
         tally = Tally.from_dict(saved.counts)
         self.apply(self.start, self.unit.power_on(self.start, played=played, tally=tally))

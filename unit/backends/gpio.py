@@ -23,6 +23,7 @@ import contextlib
 import glob
 import logging
 import os
+import queue
 import sys
 import threading
 import time
@@ -331,6 +332,10 @@ class DisplayWorker:
     Drawing a frame is Python and PIL work that holds the GIL: the loop thread,
     woken at a deadline, would wait up to the interpreter's switch interval
     (5 ms by default) for it. The worker lowers that interval to 1 ms.
+
+    The loop wakes the thread with a token on a ``SimpleQueue`` (C, not the
+    Python-level condition of an ``Event``): a countdown hands it a view every
+    second, and every call there costs (docs/performance.md).
     """
 
     SWITCH_INTERVAL = 0.001
@@ -343,7 +348,7 @@ class DisplayWorker:
         self.view: views.View | None = None  # the newest view asked for
         self.state: DisplayChanged | None = None  # the newest brightness, dimming and pixel shift
         self._outage = False
-        self._changed = threading.Event()
+        self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token: something asked for since
         self._idle = threading.Event()  # set when the newest view is on the glass (or cannot be)
         self._closing = threading.Event()
         self._lock = threading.Lock()
@@ -365,7 +370,7 @@ class DisplayWorker:
             self.language = language if language is not None else self.language
             if self.display is not None:  # else nothing will be drawn before the next retry
                 self._idle.clear()
-        self._changed.set()
+        self._wake.put(None)
 
     @property
     def alive(self) -> bool:
@@ -378,26 +383,27 @@ class DisplayWorker:
     def close(self, timeout: float = 0.2) -> None:
         """Stop the thread; a write that never returns is left behind (the thread is a daemon)."""
         self._closing.set()
-        self._changed.set()
+        self._wake.put(None)
         self._thread.join(timeout)
 
     def _run(self) -> None:
         retry_at = 0.0
         while not self._closing.is_set():
             if self.display is None:
+                self._drain()  # the views asked for meanwhile: the newest is drawn once open
                 if self._closing.wait(max(0.0, retry_at - time.monotonic())):
                     return
                 if not self._open():
                     retry_at = time.monotonic() + self.retry_seconds
                     self._idle.set()  # nothing to wait for: the view cannot be shown now
                     continue
-                self._changed.set()  # draw the newest view on the new device
-            self._changed.wait()
+                self._wake.put(None)  # draw the newest view on the new device
+            self._wake.get()
+            self._drain()  # one frame for all that was asked for until now (a later token: another frame)
             if self._closing.is_set():
                 return
             with self._lock:
                 view, state, language = wanted = (self.view, self.state, self.language)
-                self._changed.clear()
             if view is not None and not self._draw(view, state, language):
                 retry_at = time.monotonic() + self.retry_seconds
                 self._idle.set()
@@ -405,6 +411,10 @@ class DisplayWorker:
             with self._lock:
                 if (self.view, self.state, self.language) == wanted:
                     self._idle.set()
+
+    def _drain(self) -> None:
+        while not self._wake.empty():
+            self._wake.get_nowait()
 
     def _open(self) -> bool:
         from unit.backends import oled as screen  # PIL and luma: imported here, after READY=1

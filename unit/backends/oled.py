@@ -29,6 +29,8 @@ ON, OFF = "white", "black"
 #: The OLED's contrast (0-255) for each brightness; dimmed, the lowest.
 CONTRAST = {Brightness.LOW: 0x20, Brightness.MEDIUM: 0x80, Brightness.HIGH: 0xFF}
 DIMMED = 0x00
+#: The size of a countdown's seconds (LetteredDraw.number draws them exactly as PIL would at this size).
+COUNTDOWN_SIZE = 40
 
 # The railway station, 16x16: a roof, a clock, two doors and the platform.
 STATION_ICON = (
@@ -79,23 +81,22 @@ def fitting_size(text: str, largest: int, width: int = WIDTH - 4) -> int:
 
 
 @lru_cache(maxsize=512)
-def lettering(text: str, typeface: ImageFont.FreeTypeFont, anchor: str) -> tuple[Image.Image, int, int]:
-    """``text`` rendered once in one bit, and where its top left corner goes from the anchor point.
+def lettering(text: str, typeface: ImageFont.FreeTypeFont, anchor: str) -> tuple[Any, int, int]:
+    """``text`` rendered once in one bit (PIL's mask), and where its top left corner goes from the anchor point.
 
     FreeType hinting a 40-pixel number is most of the cost of a frame: a countdown draws the same words
-    and digits every second. 512 texts: a few hundred kB at most.
+    and digits every second. The mask is the one ``ImageDraw.text`` draws (``getmask2``, one layout and
+    one rendering: measuring the text first would hint every glyph twice). 512 texts: a few hundred kB at most.
     """
-    left, top, right, bottom = typeface.getbbox(text, mode="1", anchor=anchor)
-    mask = Image.new("1", (max(1, int(right - left)), max(1, int(bottom - top))))
-    ImageDraw.Draw(mask).text((-left, -top), text, font=typeface, fill=1, anchor=anchor)
+    mask, (left, top) = typeface.getmask2(text, "1", anchor=anchor)
     return mask, int(left), int(top)
 
 
 class LetteredDraw(ImageDraw.ImageDraw):
     """PIL's ``ImageDraw``, each text pasted from :func:`lettering` (the same pixels, rendered once).
 
-    Only the unit's :class:`Display` draws with it; anything it does not cache (several lines, a
-    fractional position, extra options) is drawn by PIL as before.
+    Only the unit's :class:`Display` draws with it, on one-bit images; anything it does not cache (several
+    lines, a fractional position, extra options, another mode) is drawn by PIL as before.
     """
 
     def text(  # type: ignore[override]
@@ -108,11 +109,42 @@ class LetteredDraw(ImageDraw.ImageDraw):
         **options: Any,
     ) -> None:
         x, y = xy
-        if options or font is None or not isinstance(text, str) or "\n" in text or x != int(x) or y != int(y):
+        plain = not options and font is not None and isinstance(text, str) and "\n" not in text
+        if not plain or self.fontmode != "1" or x != int(x) or y != int(y):
             super().text(xy, text, fill, font, anchor, **options)
             return
+        assert font is not None
         mask, left, top = lettering(text, font, anchor or "la")
-        self.bitmap((int(x) + left, int(y) + top), mask, fill=fill)
+        ink, fill_ink = self._getink(fill)  # as ImageDraw.text and ImageDraw.bitmap paste a mask
+        self.draw.draw_bitmap((int(x) + left, int(y) + top), mask, fill_ink if ink is None else ink)
+
+    def number(self, xy: tuple[int, int], digits: str, typeface: ImageFont.FreeTypeFont, fill: str) -> None:
+        """A whole number centred on ``xy`` (anchor "mm"), pasted digit by digit from :func:`lettering`.
+
+        A countdown's number is one never drawn before, each second: rendering it costs FreeType three
+        hintings of each glyph. Its digits are rendered once each and laid out as PIL's basic layout lays
+        them: pen positions at whole-pixel advances from the middle of the total advance, each glyph where
+        PIL would paste it. tests/test_lettering.py checks that the pixels are PIL's own for every countdown
+        number (1 to 3600) at :data:`COUNTDOWN_SIZE`; at some other sizes (15) they are not, so only the
+        countdown draws with it. Advances that are not whole pixels are drawn by PIL as before.
+        """
+        advances = [digit_advance(typeface, digit) for digit in digits]
+        if not digits.isdigit() or any(advance % 64 for advance in advances) or self.fontmode != "1":
+            self.text(xy, digits, fill=fill, font=typeface, anchor="mm")
+            return
+        x, y = xy
+        pen = x - ((sum(advances) // 2 + 32) >> 6)  # FreeType's PIXEL(position / 2): the anchor's middle
+        ink, fill_ink = self._getink(fill)
+        for digit, advance in zip(digits, advances, strict=True):
+            mask, left, top = lettering(digit, typeface, "lm")
+            self.draw.draw_bitmap((pen + left, y + top), mask, fill_ink if ink is None else ink)
+            pen += advance >> 6
+
+
+@cache
+def digit_advance(typeface: ImageFont.FreeTypeFont, digit: str) -> int:
+    """How far the pen moves after ``digit`` in one bit (hinted), in FreeType's 1/64 pixels."""
+    return round(typeface.getlength(digit, mode="1") * 64)
 
 
 def centred(draw: ImageDraw.ImageDraw, y: int, text: str, size: int, fill: str = ON) -> None:
@@ -188,7 +220,10 @@ class Painter:
         draw.text((1, 12), self.words("screen.auction"), font=font(11), fill=ink, anchor="ls")
         if view.warning:
             draw.text((WIDTH - 2, 12), "!", font=font(11), fill=ink, anchor="rs")
-        centred(draw, 32, str(view.seconds_left), 40, ink)
+        if isinstance(draw, LetteredDraw):  # the unit's display: the digits rendered once each
+            draw.number((WIDTH // 2, 32), str(view.seconds_left), font(COUNTDOWN_SIZE), ink)
+        else:
+            centred(draw, 32, str(view.seconds_left), COUNTDOWN_SIZE, ink)
         # The bar: how much of the countdown is left.
         draw.rectangle((0, 56, WIDTH - 1, HEIGHT - 1), outline=ink, fill=paper)
         filled = round((WIDTH - 4) * min(1.0, view.seconds_left / view.total))

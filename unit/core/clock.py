@@ -147,7 +147,14 @@ class Deadlines(Generic[K]):
         return name in self._at
 
     def next(self) -> tuple[K, float] | None:
+        """The earliest deadline and its time; of several at that very time, the first in ``order``.
+
+        The runtime asks at every wake-up: the earliest time is found without a call per deadline, the
+        order consulted only on a tie.
+        """
         if not self._at:
             return None
-        name = min(self._at, key=lambda n: (self._at[n], self._rank[n]))
-        return name, self._at[name]
+        at = min(self._at.values())
+        tied = [name for name, t in self._at.items() if t == at]
+        name = tied[0] if len(tied) == 1 else min(tied, key=self._rank.__getitem__)
+        return name, at
