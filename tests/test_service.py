@@ -146,6 +146,8 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert "kept: the editions and games entered on the phones" in result.stdout
 
 
+@pytest.mark.install
+@pytest.mark.slow
 def test_uninstall_without_anything_typed_on_the_phones_leaves_no_state_folder(tmp_path):
     root = tmp_path / "root"
     assert run_install(root).returncode == 0

@@ -112,6 +112,7 @@ def test_an_edition_that_is_not_utf8_is_not_rewritten_with_replacement_character
 #    store.MAX_BYTES (1 MiB: every page of that game is 422, no change can undo it from the phone).
 
 
+@pytest.mark.slow  # a 1 MB game of 255 players with 3.9 KB names, drawn on the page: about 20 s
 def test_the_page_never_writes_a_game_file_the_command_line_cannot_read(client, data):
     names = "".join(f"- name: P{i:03d}{'x' * 3900}\n" for i in range(255))
     (data / "city.game.yaml").write_text(CITY_GAME + names, encoding="utf-8")
