@@ -77,3 +77,18 @@ def test_no_command_says_which_are_missing_in_the_language_asked_for(capsys, ext
         with pytest.raises(SystemExit) as caught:
             main(argv)
         assert caught.value.code == 2 and expected in capsys.readouterr().err
+
+
+@pytest.mark.parametrize(
+    ("argv", "expected"),
+    [
+        (["run", "--seed", "-12", "--nope"], "--nope"),  # a negative seed argparse read, another mistake
+        (["simulate", "--seed", "-12"], "SCENARIO.yaml"),
+    ],
+)
+def test_a_negative_number_argparse_read_is_not_taken_for_the_mistake(capsys, argv, expected):
+    # « -12 : un montant s'écrit sans signe moins » named a seed argparse had read, not the mistake it reported.
+    with pytest.raises(SystemExit) as caught:
+        main(argv + ["--lang", "en"])
+    err = capsys.readouterr().err
+    assert caught.value.code == 2 and "minus" not in err and expected in err, err

@@ -234,7 +234,7 @@ class Parser(argparse.ArgumentParser):
 
     def error(self, message: str) -> NoReturn:
         words = i18n.words(self.language)
-        slip = negative_amount(self.argv)
+        slip = negative_amount(self.argv, self._negative_number_matcher)
         if slip is not None:  # argparse read « -500k » as an option: the slip is the sign, said as such
             line = words("cli.argparse.negative_amount", typed=slip, amount=slip[1:])
             if self.argv[:1] == ["pay"]:  # the direction of a payment is its order, not a sign
@@ -243,16 +243,22 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"monopoly-city: {escape(argparse_said(message, words))} ({self.prog} --help)\n")
 
 
-#: An amount typed with a minus sign that argparse takes for an option (« -500k », « -1,5M »; not « -5 », which it
-#: reads as a negative number and the rules refuse with their own sentence).
+#: An amount typed with a minus sign that argparse takes for an option (« -500k », « -1,5M »; not « -5 » nor « -500 »,
+#: which it reads as negative numbers and the rules refuse with their own sentence).
 NEGATIVE_AMOUNT = r"-(?:\d[\d\s.,\u202f]*[kKmM]|\d*[,]\d+|\d[\d\s\u202f]*\d)"
 
 
-def negative_amount(argv: list[str]) -> str | None:
-    """The first value of ``argv`` that is an amount written with a minus (argparse would call it an option)."""
+def negative_amount(argv: list[str], read_as_number: re.Pattern[str] | None = None) -> str | None:
+    """The first value of ``argv`` that is an amount written with a minus and that argparse calls an option.
+
+    ``read_as_number``: argparse's own pattern for a negative number (``-500``): such a value is read as one (a
+    ``--seed -12``), never the slip an error is about. A value with a space in it argparse reads as a value too.
+    """
     for arg in argv:
         if arg == "--":
             return None
+        if " " in arg or (read_as_number is not None and read_as_number.match(arg)):
+            continue
         if arg.startswith("-") and re.fullmatch(NEGATIVE_AMOUNT, arg.strip()):
             return arg.strip()
     return None
