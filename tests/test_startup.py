@@ -14,6 +14,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from unit.app import config as configuration
 from unit.app.launch import end_startup_pause
 from unit.app.pairing import PAIRING_FILE
@@ -262,3 +264,39 @@ def test_the_backlog_passes_each_line_on_at_once_and_hands_the_link_its_first_li
     link.write(1.0, [StateChanged("off")])
     assert trace.lines[-1] == (1.0, StateChanged("off")) and link.snapshot.state == "off"
     assert backlog.calls == []
+
+
+class PostedAtOnce:
+    """A runtime as the link's thread sees it: ``post`` runs a job at once (as the loop would, later)."""
+
+    def __init__(self, trace) -> None:
+        self.trace = trace
+        self.unit = Unit(configuration.load())
+
+    def post(self, job) -> None:
+        job.run(0.0)
+
+
+@pytest.mark.parametrize("failing", ["__init__", "attach"])
+def test_a_link_that_fails_leaves_the_trace_file_alone_and_keeps_nothing_more(tmp_path, monkeypatch, caplog, failing):
+    """Nothing stops the unit: a link that cannot be made or attached is said once in the log, the runtime
+    writes on to the trace file alone, and the backlog keeps no more lines (it would grow all evening)."""
+    from unit.app import launch
+    from unit.app.link import Link
+    from unit.core import StateChanged
+
+    def broken(*args, **kwargs):
+        raise RuntimeError("a bug")
+
+    monkeypatch.setattr(Link, failing, broken)
+    trace = Lines()
+    backlog = launch.Backlog(trace)
+    runtime = PostedAtOnce(backlog)
+    backlog.write(0.0, [StateChanged("off")])
+    started = launch.Launch(configuration.load(), launch.Request(backend="headless", state_dir=str(tmp_path)))
+    with caplog.at_level("ERROR", logger="unit.app.launch"):
+        started._make_link(runtime, backlog, str(tmp_path), "fr")
+    assert runtime.trace is trace and backlog.calls == []
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == [
+        f"the phone link could not be {'made' if failing == '__init__' else 'attached'}"
+    ]

@@ -249,10 +249,15 @@ class Launch:
             return
 
         def attach(at: float) -> None:
-            link.attach(runtime)
-            backlog.hand_over(link)
-            runtime.trace = link
-            link.start()
+            try:
+                link.attach(runtime)
+                backlog.hand_over(link)
+                runtime.trace = link
+                link.start()
+            except Exception:  # a bug: the trace file alone, and the backlog no longer kept (it would grow all evening)
+                log.exception("the phone link could not be attached: the unit goes on without the phones")
+                backlog.give_up(runtime)
+                link.close()
 
         runtime.post(Job("the phone link", attach))
 
