@@ -466,3 +466,28 @@ def test_serve_without_state_dir_looks_where_run_keeps_the_unit_and_says_where(m
     assert data_dir == str(tmp_path / "data" / "monopoly-city")  # the calculator's files stay where they were
     assert main(["serve", "--state-dir", str(tmp_path / "s")]) == 0
     assert served["args"][2:5:2] == (str(tmp_path / "s"), str(tmp_path / "s" / "calculator"))
+
+
+def test_the_body_limit_words_a_refusal_only_for_a_body_it_refuses():
+    """The refusal's line is in the page's language (a Request, its cookies, the words): made for a refused
+    body only, not for every request let through."""
+    from starlette.applications import Starlette
+    from starlette.responses import PlainTextResponse
+
+    from unit.web.security import BodyLimit
+
+    worded = []
+
+    def explain(scope, limit):
+        worded.append(scope["path"])
+        return f"over {limit}"
+
+    async def echo(request):
+        return PlainTextResponse(str(len(await request.body())))
+
+    app = BodyLimit(Starlette(routes=[Route("/", echo, methods=["GET", "POST"])]), limit=10, explain=explain)
+    with TestClient(app) as plain:
+        assert plain.get("/").text == "0" and plain.post("/", content=b"x" * 10).text == "10"
+        assert worded == []
+        refused = plain.post("/", content=b"x" * 11)
+        assert refused.status_code == 413 and refused.text == "over 10\n" and worded == ["/"]

@@ -260,11 +260,10 @@ class BodyLimit:
         if scope["type"] != "http":
             return await self.app(scope, receive, send)
         limit = self.larger.get(scope["path"], self.limit)
-        text = self.explain(scope, limit) + "\n" if self.explain else None
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
         if length is not None and (not length.isdigit() or int(length) > limit):
-            return await _too_large(send, text)
+            return await _too_large(send, self._said(scope, limit))
         if scope["method"] in ("GET", "HEAD"):
             return await self.app(scope, receive, send)
         body = b""
@@ -274,7 +273,7 @@ class BodyLimit:
                 return
             body += message.get("body", b"")
             if len(body) > limit:
-                return await _too_large(send, text)
+                return await _too_large(send, self._said(scope, limit))
             if not message.get("more_body"):
                 break
         sent = False
@@ -287,6 +286,10 @@ class BodyLimit:
             return {"type": "http.request", "body": body, "more_body": False}
 
         return await self.app(scope, replay, send)
+
+    def _said(self, scope: Scope, limit: int) -> str | None:
+        """The refusal's line, worded only for a body refused (every other request goes on without it)."""
+        return self.explain(scope, limit) + "\n" if self.explain else None
 
 
 async def _too_large(send: Send, text: str | None = None) -> None:
