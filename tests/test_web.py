@@ -458,14 +458,35 @@ def test_serve_without_state_dir_looks_where_run_keeps_the_unit_and_says_where(m
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data"))
     monkeypatch.setattr(launch, "is_raspberry_pi", lambda: False)
     served = {}
-    monkeypatch.setattr(unit.web.server, "serve", lambda *args: served.update(args=args))
+    monkeypatch.setattr(unit.web.server, "serve", lambda *args, **kwargs: served.update(args=args, kwargs=kwargs))
     assert main(["serve"]) == 0
     host, port, state_dir, language, data_dir = served["args"]
+    assert served["kwargs"] == {"by_default": True}
     ran = launch.Launch(configuration.load(), launch.Request(backend="terminal")).state_dir
     assert state_dir == ran == str(tmp_path / "config" / "monopoly-city")
     assert data_dir == str(tmp_path / "data" / "monopoly-city")  # the calculator's files stay where they were
     assert main(["serve", "--state-dir", str(tmp_path / "s")]) == 0
     assert served["args"][2:5:2] == (str(tmp_path / "s"), str(tmp_path / "s" / "calculator"))
+    assert served["kwargs"] == {"by_default": False}
+
+
+@pytest.mark.parametrize(
+    ("by_default", "second_line"),
+    [
+        (True, "monopoly-city: looking for the unit in {dir} (monopoly-city run's without --state-dir; another"),
+        (False, "monopoly-city: looking for the unit in {dir}\n"),
+    ],
+)
+def test_serve_says_run_s_folder_only_when_it_chose_it(monkeypatch, tmp_path, capsys, by_default, second_line):
+    # « looking for the unit in DIR (monopoly-city run's without --state-dir...) » was said of a --state-dir given.
+    import uvicorn
+
+    from unit.web import server
+
+    monkeypatch.setattr(uvicorn.Server, "run", lambda self, sockets: [s.close() for s in sockets])
+    server.serve("127.0.0.1", 0, str(tmp_path), "en", str(tmp_path / "calculator"), by_default=by_default)
+    out = capsys.readouterr().out.splitlines(keepends=True)
+    assert out[1].startswith(second_line.format(dir=tmp_path)), out
 
 
 def test_the_body_limit_words_a_refusal_only_for_a_body_it_refuses():
