@@ -300,3 +300,26 @@ def test_a_link_that_fails_leaves_the_trace_file_alone_and_keeps_nothing_more(tm
     assert [r.getMessage().split(":")[0] for r in caplog.records] == [
         f"the phone link could not be {'made' if failing == '__init__' else 'attached'}"
     ]
+
+
+def test_a_link_thread_that_cannot_start_leaves_the_unit_running_on_its_trace_file(tmp_path, monkeypatch, caplog):
+    """At the service's task limit a thread cannot start: READY=1 still goes on, said once in the log, the
+    trace file alone, nothing kept for a link that will never come."""
+    import threading
+
+    from unit.app import launch
+    from unit.core import StateChanged
+
+    def refused(self):
+        raise RuntimeError("can't start new thread")
+
+    trace = Lines()
+    backlog = launch.Backlog(trace)
+    runtime = PostedAtOnce(backlog)
+    backlog.write(0.0, [StateChanged("off")])
+    started = launch.Launch(configuration.load(), launch.Request(backend="headless", state_dir=str(tmp_path)))
+    monkeypatch.setattr(threading.Thread, "start", refused)
+    with caplog.at_level("ERROR", logger="unit.app.launch"):
+        started._ready(runtime, backlog, "fr")
+    assert runtime.trace is trace and backlog.calls == []
+    assert [r.getMessage().split(":")[0] for r in caplog.records] == ["the phone link could not be started"]

@@ -232,7 +232,12 @@ class Launch:
             self._link_thread = threading.Thread(
                 target=self._make_link, args=(runtime, backlog, state_dir, language), name="link-open", daemon=True
             )
-            self._link_thread.start()
+            try:
+                self._link_thread.start()
+            except RuntimeError:  # "can't start new thread" (TasksMax): the unit keeps its time without the phones
+                log.exception("the phone link could not be started: the unit goes on without the phones")
+                self._link_thread = None
+                backlog.give_up(runtime)
 
     def _make_link(self, runtime: Runtime, backlog: Backlog, state_dir: str, language: str) -> None:
         """Import and make the link (its protocol, words, pairing file) off the loop, then attach it on the loop:

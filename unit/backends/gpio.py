@@ -370,7 +370,7 @@ class DisplayWorker:
             self.language = language if language is not None else self.language
             if self.display is not None:  # else nothing will be drawn before the next retry
                 self._idle.clear()
-        self._wake.put(None)
+            self._wake.put(None)  # under the lock: the thread drains and reads under it, so no token outlives its view
 
     @property
     def alive(self) -> bool:
@@ -399,10 +399,10 @@ class DisplayWorker:
                     continue
                 self._wake.put(None)  # draw the newest view on the new device
             self._wake.get()
-            self._drain()  # one frame for all that was asked for until now (a later token: another frame)
             if self._closing.is_set():
                 return
             with self._lock:
+                self._drain()  # one frame for all that was asked for until now (a later token: another frame)
                 view, state, language = wanted = (self.view, self.state, self.language)
             if view is not None and not self._draw(view, state, language):
                 retry_at = time.monotonic() + self.retry_seconds
