@@ -92,3 +92,25 @@ def test_a_negative_number_argparse_read_is_not_taken_for_the_mistake(capsys, ar
         main(argv + ["--lang", "en"])
     err = capsys.readouterr().err
     assert caught.value.code == 2 and "minus" not in err and expected in err, err
+
+
+@pytest.mark.parametrize(
+    ("extra", "expected"),
+    [
+        ([], "monopoly-city: serve: le compagnon du téléphone a besoin de l'extra web (starlette manque) : "),
+        (["--lang", "en"], "monopoly-city: serve: the phone companion needs the web extra (starlette is missing): "),
+    ],
+)
+def test_serve_without_the_web_extra_says_how_to_install_it(capsys, monkeypatch, extra, expected):
+    import builtins
+
+    real_import = builtins.__import__
+
+    def without_starlette(name, *args, **kwargs):
+        if name == "unit.web.server":
+            raise ModuleNotFoundError("No module named 'starlette'", name="starlette")
+        return real_import(name, *args, **kwargs)
+
+    monkeypatch.setattr(builtins, "__import__", without_starlette)
+    assert main(["serve", *extra]) == 2
+    assert capsys.readouterr().err == f"{expected}pip install -e '.[web]'\n"

@@ -103,9 +103,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
     try:
         from unit.web.server import serve
     except ImportError as error:
-        raise UserError(
-            "serve", f"the phone companion needs the web extra ({error.name} is missing): pip install -e '.[web]'"
-        ) from None
+        raise UserError("serve", Text("cli.no_web", name=error.name)) from None
     from unit.app import launch
     from unit.web.store import default_root
 
