@@ -300,6 +300,8 @@ class RunningUnit:
     def __init__(self, state_dir: Path, config: dict | None = None, script: list[Step] | None = None, **link_args):
         self.config = configuration.load((config or {}, "test"))
         self.trace = StampedTrace(self.config.language)
+        self.codes: list[str] = []  # the pairing codes the unit showed, oldest first
+        link_args.setdefault("on_code", self.codes.append)
         self.link = Link(state_dir, self.config.language, trace=self.trace, **link_args)
         self.runtime = Runtime(Unit(self.config), Headless(self.config.language), trace=self.link, script=script)
         self.link.attach(self.runtime)
@@ -319,8 +321,9 @@ class RunningUnit:
         self.runtime.post(Pressed(button))
         self.runtime.post(Released(button))
 
-    def shown_code(self, codes: list[str]) -> str:
+    def shown_code(self, codes: list[str] | None = None) -> str:
         """The pairing code the unit shows (the link makes it on its own thread, just after the request)."""
+        codes = self.codes if codes is None else codes
         wait_for(lambda: bool(codes), what="a pairing code")
         return codes[-1]
 

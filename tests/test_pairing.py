@@ -83,9 +83,7 @@ class Visitor:
 
 @pytest.fixture
 def unit(tmp_path):
-    codes: list[str] = []
-    with RunningUnit(tmp_path, on_code=codes.append) as running:
-        running.codes = codes
+    with RunningUnit(tmp_path) as running:
         yield running
 
 

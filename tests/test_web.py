@@ -31,9 +31,7 @@ from unit.web.security import MAX_BODY, RateLimit, Signer  # noqa: E402
 
 @pytest.fixture
 def unit(tmp_path):
-    codes: list[str] = []
-    with RunningUnit(tmp_path, on_code=codes.append) as running:
-        running.codes = codes
+    with RunningUnit(tmp_path) as running:
         yield running
 
 

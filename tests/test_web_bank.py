@@ -452,13 +452,11 @@ def pair(client, unit) -> None:
 
 
 def test_the_paired_phone_is_offered_the_box_s_sale_and_records_it_in_one_tap(tmp_path):
-    codes: list[str] = []
     config = {"auction": {"seconds": 1.5, "warning_seconds": 0.5}}
     data = tmp_path / "calculator"
     data.mkdir()
     (data / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
-    with RunningUnit(tmp_path, config, on_code=codes.append) as unit:
-        unit.codes = codes
+    with RunningUnit(tmp_path, config) as unit:
         app = create_app(tmp_path)
         with TestClient(app, base_url="http://box.local") as client:
             hub = app.state.web.hub

@@ -345,7 +345,7 @@ def show_game(
     board = board_of(web, loaded.name, game, variant, lang)
     bank = board.bank | bank_page.history_values(game, dict(request.query_params), lang, web.parts.lines.get)
     words, write = i18n.words(lang), rules.of(game).write  # amounts as the game writes them
-    said = None if error is None else Said(error.field, error.message)
+    said = None if error is None else FieldRefusal(error.field, error.message)
     cards = board.cards
     if said is not None:  # a refusal about a card is said on it: the cards with it, as they are then
         cards = tuple(Marked(cards_markup(web, views, said)) for views in board.card_views)
@@ -462,7 +462,7 @@ def make_board(web: Web, name: str, game: positions.Game, variant: str | None, l
     )
 
 
-def cards_markup(web: Web, views: tuple[CardView, ...], said: Said | None = None) -> str:
+def cards_markup(web: Web, views: tuple[CardView, ...], said: FieldRefusal | None = None) -> str:
     """One player's cards, as kept markup; ``said``: a refusal, shown on the card it is about."""
     if said is not None:
         views = tuple(
@@ -473,7 +473,7 @@ def cards_markup(web: Web, views: tuple[CardView, ...], said: Said | None = None
 
 
 @dataclass(frozen=True)
-class Said:
+class FieldRefusal:
     """A refusal as the page shows it: its sentence, and the field (an element id) it is about."""
 
     field: str
@@ -499,7 +499,7 @@ class PlayerView:
     taps: tuple[bank_page.Tap, ...]  # the bank's taps for them, with their prices
     for_sale: tuple[tuple[str, str], ...]  # the squares nobody holds, with their printed price
     free: tuple[str, ...]  # the same, for the corrections' « add »
-    error: Said | None  # the page's refusal, if any
+    error: FieldRefusal | None  # the page's refusal, if any
 
 
 @dataclass(frozen=True)
@@ -522,7 +522,7 @@ class CardView:
     group_label: str
     value: str  # what the holding counts for, in words: « M 40k »
     taps: tuple[bank_page.Tap, ...]  # the bank's taps on the card, with their prices
-    error: Said | None  # the page's refusal when it is about this card
+    error: FieldRefusal | None  # the page's refusal when it is about this card
 
 
 class Kept(str):
