@@ -40,6 +40,8 @@ NOT_BEFORE_READY = (
     "unit.backends.oled",
     "importlib.metadata",
     "importlib_metadata",
+    "importlib.resources",  # gpiozero's fonts: only for a segment display
+    "tempfile",  # only to write a file, and nothing is written before READY=1 (lgpio's pins take LG_WD from it)
     "email",
     "secrets",
     "hmac",
@@ -196,6 +198,20 @@ def test_gpiozero_still_finds_pin_factories_by_name():
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["MockFactory", "True"]
+
+
+def test_gpiozero_still_reads_its_fonts():
+    """gpiozero is imported without importlib.resources, which it gets when it reads a segment display's font."""
+    code = (
+        "import sys; from unit.backends.gpio import pin_factory; pin_factory('mock').close(); "
+        "assert 'importlib.resources' not in sys.modules and 'tempfile' not in sys.modules; "
+        "from gpiozero import boards; "
+        "font = boards.resources.files('gpiozero.fonts').joinpath('7seg.txt').read_text(); "
+        "print(len(font.splitlines()) > 3, 'importlib.resources' in sys.modules, 'importlib_resources' in sys.modules)"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "False"]
 
 
 def test_the_display_opens_after_ready_and_draws_the_newest_view():

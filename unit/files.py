@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import os
 import stat
-import tempfile
 from pathlib import Path
 
 from unit.errors import Text, UserError
@@ -33,6 +32,8 @@ def write_atomically(path: Path, data: bytes) -> None:
     A temporary file (:data:`TEMPORARY`, cleared at the next start by :func:`clear_leftovers`), fsync, rename,
     fsync of the folder.
     """
+    import tempfile  # only to write: the unit's start reads its files and writes none before READY=1 (3 ms of CPU)
+
     path.parent.mkdir(parents=True, exist_ok=True)
     prefix, suffix = TEMPORARY.format(stem=path.stem).split("*")
     fd, temporary = tempfile.mkstemp(prefix=prefix, suffix=suffix, dir=path.parent)

@@ -181,10 +181,11 @@ def _invisible(c: str) -> bool:
     return unicodedata.category(c) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")
 
 
-#: What YAML 1.1 would have read as a number and this loader reads as text.
-_OLD_NUMBER = re.compile(r"[-+]?(?:0[0-9_]+|0b[01_]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[0-9]+(?:_[0-9]+)+)")
+#: What YAML 1.1 would have read as a number and this loader reads as text (compiled by ``re`` when first used: only an
+#: error needs it).
+_OLD_NUMBER = r"[-+]?(?:0[0-9_]+|0b[01_]+|[0-9][0-9_]*(?::[0-5]?[0-9])+(?:\.[0-9_]*)?|[0-9]+(?:_[0-9]+)+)"
 
 
 def looks_like_an_old_number(text: str) -> bool:
     """Whether YAML 1.1 would have read ``text`` as a number (``017``, ``1:30``, ``1_000``)."""
-    return _OLD_NUMBER.fullmatch(text) is not None
+    return re.fullmatch(_OLD_NUMBER, text) is not None

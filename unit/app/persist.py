@@ -100,6 +100,8 @@ class Clocks:
 
 @dataclass(frozen=True)
 class SavedGame:
+    """The game as saved: the time played and the clocks that measure how long the unit was off."""
+
     played: float  # seconds on the game clock at the save
     saved_at: float  # wall-clock time of the save
     minutes: float | None  # the game length then

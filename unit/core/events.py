@@ -50,11 +50,15 @@ class SystemAction(StrEnum):
 
 @dataclass(frozen=True)
 class Pressed:
+    """A button went down."""
+
     button: Button
 
 
 @dataclass(frozen=True)
 class Released:
+    """A button came back up (how long it was held is the core's to time)."""
+
     button: Button
 
 
@@ -73,22 +77,30 @@ Event = Pressed | Released | Switched
 
 @dataclass(frozen=True)
 class StateChanged:
+    """The unit entered ``state`` (the trace's ``state`` line)."""
+
     state: State
 
 
 @dataclass(frozen=True)
 class LedChanged:
+    """The LED is off, on, or blinks at ``hz``."""
+
     mode: LedMode
     hz: float | None = None  # with BLINK
 
 
 @dataclass(frozen=True)
 class ScreenChanged:
+    """The screen shows ``view`` from now on."""
+
     view: views.View
 
 
 @dataclass(frozen=True)
 class SoundPlayed:
+    """The buzzer plays ``name`` (its tones: :data:`unit.core.sounds.SOUNDS`)."""
+
     name: sounds.Sound
 
     @property
@@ -98,11 +110,15 @@ class SoundPlayed:
 
 @dataclass(frozen=True)
 class BuildDrawn:
+    """CONSTRUCTION drew ``result`` (counted in the evening's summary)."""
+
     result: BuildResult
 
 
 @dataclass(frozen=True)
 class SystemRequested:
+    """The core asks the system for ``action``: a shutdown."""
+
     action: SystemAction
 
 

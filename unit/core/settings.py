@@ -56,6 +56,8 @@ class Brightness(StrEnum):
 
 @dataclass(frozen=True)
 class GameSettings:
+    """The game's length (``minutes``; None: untimed) and when its final minutes are announced."""
+
     minutes: float | None  # None: untimed
     final_warning_minutes: float
 
@@ -66,6 +68,8 @@ class GameSettings:
 
 @dataclass(frozen=True)
 class AuctionSettings:
+    """An auction's length, its last seconds that warn, and how long ENCHÈRES is held to cancel."""
+
     seconds: float
     warning_seconds: float
     cancel_hold_seconds: float
@@ -73,6 +77,8 @@ class AuctionSettings:
 
 @dataclass(frozen=True)
 class BuildSettings:
+    """CONSTRUCTION: how likely each result is, and how long the spin and the result show."""
+
     weights: MappingProxyType[BuildResult, float]  # every result, 0 for those never drawn
     spin_seconds: float
     show_seconds: float
@@ -80,6 +86,8 @@ class BuildSettings:
 
 @dataclass(frozen=True)
 class PowerSettings:
+    """ON/OFF: a push button or a switch, the long press that shuts down, and what it runs."""
+
     control: PowerControl
     shutdown_hold_seconds: float
     shutdown_command: str
@@ -101,6 +109,8 @@ class PinSettings:
 
 @dataclass(frozen=True)
 class ButtonSettings:
+    """The buttons' debounce time and the level a pressed one gives."""
+
     bounce_seconds: float
     pressed: PressedLevel = PressedLevel.LOW
 
@@ -112,6 +122,8 @@ class ButtonSettings:
 
 @dataclass(frozen=True)
 class BuzzerSettings:
+    """The buzzer: which kind, the middle of its tones, its range in octaves, how loud."""
+
     type: BuzzerType
     mid_tone_hz: float
     octaves: int
@@ -120,6 +132,8 @@ class BuzzerSettings:
 
 @dataclass(frozen=True)
 class DisplaySettings:
+    """The OLED: its driver, its I2C port and address, its rotation, its brightness, dimming and shift."""
+
     driver: DisplayDriver
     i2c_port: int
     i2c_address: int
