@@ -272,7 +272,7 @@ class Runtime:
             self.trace.write(max(0.0, at - self.start), outputs)
         for output in outputs:
             if isinstance(output, LedChanged):
-                self.backend.set_led(output)
+                self.backend.set_led(output, at)
             elif isinstance(output, SoundPlayed):
                 self.backend.play(output)
             elif isinstance(output, DisplayChanged):
@@ -291,10 +291,12 @@ class Runtime:
             self._save(at)
 
     def _clear_of_deadlines(self, now: float) -> float | None:
-        """None when the loop may write a file now; else when to try again (just after the close deadline)."""
-        deadline = self.unit.next_deadline()
-        if deadline is not None and deadline - now < SAVE_CLEARANCE:
-            return deadline + 0.001  # right after it, when the loop is idle again
+        """None when the loop may write a file now; else when to try again (just after the close deadline).
+
+        The backend's deadlines count too: the gpio backend's LED blinks from this loop."""
+        due = [d for d in (self.unit.next_deadline(), self.backend.next_deadline()) if d is not None]
+        if due and min(due) - now < SAVE_CLEARANCE:
+            return min(due) + 0.001  # right after it, when the loop is idle again
         return None
 
     def _save_settings(self, change: SettingsChanged) -> None:

@@ -31,7 +31,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from unit.backends.base import Backend, Clock, Post
+from unit.backends.base import Backend, Clock, Post, led_lit, next_led_edge
 from unit.core import (
     BUTTONS,
     Button,
@@ -39,13 +39,13 @@ from unit.core import (
     DisplayChanged,
     Event,
     LedChanged,
-    LedMode,
     Pressed,
     Released,
     SoundPlayed,
     Switched,
     views,
 )
+from unit.core.events import LED_OFF
 from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl, Volume
 from unit.core.sounds import Tones
 from unit.errors import HardwareError, Text, UserError
@@ -480,6 +480,8 @@ class Gpio(Backend):
         # Claimed by open(), released by close(): None until then, so close() is always safe.
         self.inputs: dict[Button, Any] = {}
         self.led: Any = None
+        self.led_mode, self.led_since = LED_OFF, 0.0  # as the core last set it, and when (the blink counts from it)
+        self._led_lit = False  # as last driven on the pin
         self.buzzer: Any = None
         self.player: TonePlayer | None = None
 
@@ -585,14 +587,25 @@ class Gpio(Backend):
             self._open_display()
         self.worker.show(view)
 
-    def set_led(self, led: LedChanged) -> None:
-        if led.mode == LedMode.BLINK and led.hz:
-            half = 1 / (2 * led.hz)
-            self.led.blink(on_time=half, off_time=half, background=True)
-        elif led.mode == LedMode.ON:
-            self.led.on()
-        else:
-            self.led.off()
+    def set_led(self, led: LedChanged, at: float) -> None:
+        """Drive the LED pin now; a blink's next edges come from the loop (:meth:`next_deadline`, :meth:`tick`),
+        each at ``at`` plus whole half-periods: on the core's own grid (a countdown's seconds count from the
+        same press), so the loop wakes once for both."""
+        self.led_mode, self.led_since = led, at
+        self._drive_led(self.clock())
+
+    def next_deadline(self) -> float | None:
+        """The blink's next edge: the loop wakes for it at its absolute time (no thread of gpiozero's)."""
+        return next_led_edge(self.led_mode, self.led_since, self.clock())
+
+    def tick(self, now: float) -> None:
+        self._drive_led(now)
+
+    def _drive_led(self, now: float) -> None:
+        lit = led_lit(self.led_mode, self.led_since, now)
+        if self.led is not None and lit != self._led_lit:
+            self.led.value = lit
+            self._led_lit = lit
 
     def play(self, sound: SoundPlayed) -> None:
         if self.player is not None:
