@@ -348,12 +348,14 @@ class DisplayWorker:
         self.view: views.View | None = None  # the newest view asked for
         self.state: DisplayChanged | None = None  # the newest brightness, dimming and pixel shift
         self._outage = False
+        self._applied: tuple[DisplayChanged | None, str] | None = None  # the state and language the display has
         self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token: something asked for since
         self._idle = threading.Event()  # set when the newest view is on the glass (or cannot be)
         self._closing = threading.Event()
         self._lock = threading.Lock()
         if sys.getswitchinterval() > self.SWITCH_INTERVAL:
             sys.setswitchinterval(self.SWITCH_INTERVAL)
+        self._running = True  # until _run ends
         self._thread = threading.Thread(target=self._run, name="display", daemon=True)
         self._thread.start()
 
@@ -374,7 +376,9 @@ class DisplayWorker:
 
     @property
     def alive(self) -> bool:
-        return self._thread.is_alive() or self._closing.is_set()
+        """The thread runs (or was told to end). A flag it clears as it ends: asked before every frame, where
+        ``Thread.is_alive``'s Python costs (docs/performance.md)."""
+        return self._running or self._closing.is_set()
 
     def wait_shown(self, timeout: float) -> bool:
         """Wait until the newest view is on the glass (before a shutdown); False after ``timeout``."""
@@ -387,6 +391,12 @@ class DisplayWorker:
         self._thread.join(timeout)
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        finally:
+            self._running = False
+
+    def _serve(self) -> None:
         retry_at = 0.0
         while not self._closing.is_set():
             if self.display is None:
@@ -425,15 +435,18 @@ class DisplayWorker:
             self._failed(f"cannot open the display: {error}")
             return False
         self.display = screen.Display(device, self.language)
+        self._applied = None
         return True
 
     def _draw(self, view: views.View, state: DisplayChanged | None, language: str) -> bool:
         if self.display is None:
             return False
         try:
-            self.display.set_language(language)  # the settings menu may change it
-            if state is not None:
-                self.display.adjust(state)  # the contrast command, and a redraw when the picture moves
+            if (state, language) != self._applied:  # a frame like the last: nothing else to set (once a second)
+                self.display.set_language(language)  # the settings menu may change it
+                if state is not None:
+                    self.display.adjust(state)  # the contrast command, and a redraw when the picture moves
+                self._applied = (state, language)
             self.display.show(view)
         except Exception as error:  # an I2C error: the unit keeps its time regardless
             self._failed(f"display error: {error}")
@@ -482,6 +495,7 @@ class Gpio(Backend):
         self.led: Any = None
         self.led_mode, self.led_since = LED_OFF, 0.0  # as the core last set it, and when (the blink counts from it)
         self._led_lit = False  # as last driven on the pin
+        self._led_next: float | None = None  # the blink's next edge
         self.buzzer: Any = None
         self.player: TonePlayer | None = None
 
@@ -590,19 +604,28 @@ class Gpio(Backend):
     def set_led(self, led: LedChanged, at: float) -> None:
         """Drive the LED pin now; a blink's next edges come from the loop (:meth:`next_deadline`, :meth:`tick`),
         each at ``at`` plus whole half-periods: on the core's own grid (a countdown's seconds count from the
-        same press), so the loop wakes once for both."""
+        same press), so the loop wakes once for both.
+
+        gpiozero's ``LED.blink`` is not used for this: its thread woke twice a second during a countdown,
+        each wake-up about 0.18 ms of CPU here (a cold thread and an ``Event``'s condition), and the lit edge
+        fell beside the loop's own wake-up for the same second (docs/performance.md). The pin is still
+        driven through gpiozero's ``LED``.
+        """
         self.led_mode, self.led_since = led, at
         self._drive_led(self.clock())
 
     def next_deadline(self) -> float | None:
         """The blink's next edge: the loop wakes for it at its absolute time (no thread of gpiozero's)."""
-        return next_led_edge(self.led_mode, self.led_since, self.clock())
+        return self._led_next
 
     def tick(self, now: float) -> None:
-        self._drive_led(now)
+        if self._led_next is not None and now >= self._led_next - 1e-6:  # an edge is due (led_lit: 1e-9 early)
+            self._drive_led(now)
 
     def _drive_led(self, now: float) -> None:
+        """The pin as the blink has it at ``now``, and when it next changes (the loop's next deadline)."""
         lit = led_lit(self.led_mode, self.led_since, now)
+        self._led_next = next_led_edge(self.led_mode, self.led_since, now)
         if self.led is not None and lit != self._led_lit:
             self.led.value = lit
             self._led_lit = lit

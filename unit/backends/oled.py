@@ -150,8 +150,11 @@ class LetteredDraw(ImageDraw.ImageDraw):
             self.text(xy, digits, fill=fill, font=typeface, anchor="mm")
             return
         x, y = xy
-        placed = [glyphs[digit] for digit in digits]
-        pen = x - ((sum(advance for _, _, _, advance in placed) // 2 + 32) >> 6)  # FreeType's PIXEL(position / 2)
+        placed = list(map(glyphs.__getitem__, digits))
+        total = 0  # the advances, summed in this frame (no generator: this runs cold, once a second)
+        for glyph in placed:
+            total += glyph[3]
+        pen = x - ((total // 2 + 32) >> 6)  # FreeType's PIXEL(position / 2): the anchor's middle
         ink = self.ink_of(fill)
         for mask, left, top, advance in placed:
             self.draw.draw_bitmap((pen + left, y + top), mask, ink)
@@ -484,7 +487,8 @@ class Display:
         shifted = self.shift != (0, 0)  # against burn-in: the same picture, a pixel or two further on
         image, draw = (self.picture, self._on_picture) if shifted else (self.frame, self._on_frame)
         if isinstance(self.view, views.Countdown):
-            image.paste(self._backdrop(self.view.warning))  # the whole picture: nothing to clear first
+            # The whole picture, nothing to clear first; pasted by PIL's core (Image.paste's checks cost here).
+            image.im.paste(self._backdrop(self.view.warning).im, (0, 0, WIDTH, HEIGHT))
             self.painter.countdown_seconds(draw, self.view)
         else:
             draw.fill_box((0, 0, WIDTH - 1, HEIGHT - 1), OFF)
