@@ -153,25 +153,21 @@ class DrawnLed(Backend):
 # Lit first, as gpiozero's ``blink``.
 
 
-def _half_period(led: LedChanged) -> float | None:
-    return 1 / (2 * led.hz) if led.mode == LedMode.BLINK and led.hz else None
-
-
-def _half_periods_done(since: float, half: float, now: float) -> int:
-    return int((now - since) / half + 1e-9)  # 1e-9: a wake-up at the edge's float time counts as at it
+def led_at(led: LedChanged, since: float, now: float) -> tuple[bool, float | None]:
+    """Whether the LED set to ``led`` at ``since`` is lit at ``now``, and when it next changes (None unless it
+    blinks). One call: the gpio backend asks at each edge, on a loop woken cold."""
+    if led.mode != LedMode.BLINK or not led.hz:
+        return led.mode == LedMode.ON, None
+    half = 1 / (2 * led.hz)
+    done = int((now - since) / half + 1e-9)  # 1e-9: a wake-up at the edge's float time counts as at it
+    return done % 2 == 0, since + (done + 1) * half
 
 
 def led_lit(led: LedChanged, since: float, now: float) -> bool:
     """Whether the LED set to ``led`` at ``since`` is lit at ``now``."""
-    half = _half_period(led)
-    if half is None:
-        return led.mode == LedMode.ON
-    return _half_periods_done(since, half, now) % 2 == 0
+    return led_at(led, since, now)[0]
 
 
 def next_led_edge(led: LedChanged, since: float, now: float) -> float | None:
     """When the LED set to ``led`` at ``since`` next changes after ``now``: None unless it blinks."""
-    half = _half_period(led)
-    if half is None:
-        return None
-    return since + (_half_periods_done(since, half, now) + 1) * half
+    return led_at(led, since, now)[1]

@@ -31,7 +31,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from unit.backends.base import Backend, Clock, Post, led_lit, next_led_edge
+from unit.backends.base import Backend, Clock, Post, led_at
 from unit.core import (
     BUTTONS,
     Button,
@@ -335,7 +335,10 @@ class DisplayWorker:
 
     The loop wakes the thread with a token on a ``SimpleQueue`` (C, not the
     Python-level condition of an ``Event``): a countdown hands it a view every
-    second, and every call there costs (docs/performance.md).
+    second, and every call there costs (docs/performance.md). For the same
+    reason "shown" is two counters under the lock the frame is handed over
+    with, not an ``Event`` cleared and set each second: a condition is
+    notified only when someone waits (:meth:`wait_shown`, before a shutdown).
     """
 
     SWITCH_INTERVAL = 0.001
@@ -350,9 +353,12 @@ class DisplayWorker:
         self._outage = False
         self._applied: tuple[DisplayChanged | None, str] | None = None  # the state and language the display has
         self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token: something asked for since
-        self._idle = threading.Event()  # set when the newest view is on the glass (or cannot be)
         self._closing = threading.Event()
         self._lock = threading.Lock()
+        # Frames asked for and frames on the glass (or that cannot be): the first is the one after the open.
+        self._asked, self._shown = 1, 0
+        self._all_shown = threading.Condition(self._lock)  # notified when _shown catches up, if anyone waits
+        self._waiting = 0  # threads in wait_shown
         if sys.getswitchinterval() > self.SWITCH_INTERVAL:
             sys.setswitchinterval(self.SWITCH_INTERVAL)
         self._running = True  # until _run ends
@@ -371,7 +377,7 @@ class DisplayWorker:
             self.state = state if state is not None else self.state
             self.language = language if language is not None else self.language
             if self.display is not None:  # else nothing will be drawn before the next retry
-                self._idle.clear()
+                self._asked += 1
             self._wake.put(None)  # under the lock: the thread drains and reads under it, so no token outlives its view
 
     @property
@@ -382,7 +388,12 @@ class DisplayWorker:
 
     def wait_shown(self, timeout: float) -> bool:
         """Wait until the newest view is on the glass (before a shutdown); False after ``timeout``."""
-        return self._idle.wait(timeout)
+        with self._lock:
+            self._waiting += 1
+            try:
+                return self._all_shown.wait_for(lambda: self._shown >= self._asked, timeout)
+            finally:
+                self._waiting -= 1
 
     def close(self, timeout: float = 0.2) -> None:
         """Stop the thread; a write that never returns is left behind (the thread is a daemon)."""
@@ -405,7 +416,8 @@ class DisplayWorker:
                     return
                 if not self._open():
                     retry_at = time.monotonic() + self.retry_seconds
-                    self._idle.set()  # nothing to wait for: the view cannot be shown now
+                    with self._lock:
+                        self._caught_up()  # nothing to wait for: the view cannot be shown now
                     continue
                 self._wake.put(None)  # draw the newest view on the new device
             self._wake.get()
@@ -416,11 +428,18 @@ class DisplayWorker:
                 view, state, language = wanted = (self.view, self.state, self.language)
             if view is not None and not self._draw(view, state, language):
                 retry_at = time.monotonic() + self.retry_seconds
-                self._idle.set()
+                with self._lock:
+                    self._caught_up()
                 continue
             with self._lock:
                 if (self.view, self.state, self.language) == wanted:
-                    self._idle.set()
+                    self._caught_up()
+
+    def _caught_up(self) -> None:
+        """Every frame asked for is on the glass, or cannot be shown now: whoever waits stops (under the lock)."""
+        self._shown = self._asked
+        if self._waiting:
+            self._all_shown.notify_all()
 
     def _drain(self) -> None:
         while not self._wake.empty():
@@ -599,7 +618,7 @@ class Gpio(Backend):
         if not self.worker.alive:  # never expected: the worker catches every display error
             log.error("the display thread had stopped: restarted")
             self._open_display()
-        self.worker.show(view)
+        self.worker.settle(view=view)
 
     def set_led(self, led: LedChanged, at: float) -> None:
         """Drive the LED pin now; a blink's next edges come from the loop (:meth:`next_deadline`, :meth:`tick`),
@@ -619,13 +638,12 @@ class Gpio(Backend):
         return self._led_next
 
     def tick(self, now: float) -> None:
-        if self._led_next is not None and now >= self._led_next - 1e-6:  # an edge is due (led_lit: 1e-9 early)
+        if self._led_next is not None and now >= self._led_next - 1e-6:  # an edge is due (led_at: 1e-9 early)
             self._drive_led(now)
 
     def _drive_led(self, now: float) -> None:
         """The pin as the blink has it at ``now``, and when it next changes (the loop's next deadline)."""
-        lit = led_lit(self.led_mode, self.led_since, now)
-        self._led_next = next_led_edge(self.led_mode, self.led_since, now)
+        lit, self._led_next = led_at(self.led_mode, self.led_since, now)
         if self.led is not None and lit != self._led_lit:
             self.led.value = lit
             self._led_lit = lit
