@@ -107,6 +107,7 @@ class Runtime:
         self._next_settings_save: float | None = None
         self._next_ping: float | None = None
         self._core_due: float | None = None  # the core's next deadline, as the last next_wake() found it
+        self._core_called = True  # the core was called since: its next deadline must be asked again
         self.stopped = False
         self._pumps = type(backend).wait is not Backend.wait
 
@@ -196,8 +197,12 @@ class Runtime:
         """The earliest of the core's deadline, the next scripted input, the end and the backend's.
 
         Asked at every wake-up, cold (a countdown's loop wakes twice a second): a few comparisons, no list.
+        The core is asked only if it was called since (the loop is its only caller): a wake-up for the
+        backend alone leaves its deadlines as they were.
         """
-        wake = self._core_due = self.unit.next_deadline()
+        if self._core_called:
+            self._core_due, self._core_called = self.unit.next_deadline(), False
+        wake = self._core_due
         script = self.start + self.script[0].at if self.script else None
         end = None if self.until is None else self.start + self.until
         for due in (
@@ -223,6 +228,8 @@ class Runtime:
         if max_wait is not None:
             timeout = max_wait if timeout is None else min(timeout, max_wait)
         inputs = self._wait(timeout)
+        if inputs:
+            self._core_called = True  # an input, or a job (which may call the core)
         for at, event in inputs:
             if isinstance(event, Stop):
                 self.stopped = True
@@ -283,6 +290,7 @@ class Runtime:
         The LED and the buzzer go first: they cost nothing, while a frame can hold the I2C bus for
         about 93 ms on a Pi and saving the game waits for the SD card.
         """
+        self._core_called = True  # outputs come from a call of the core: its deadlines may have moved
         if not outputs:
             return
         if self.trace is not None:

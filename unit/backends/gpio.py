@@ -129,8 +129,8 @@ def pin_factory(
                 changed: bool = super()._change_state(value)
                 if len(self.states) > self.HISTORY:
                     del self.states[: -self.HISTORY // 2]
-                if changed and self._function == "output":
-                    self._report()
+                if changed and self._function == "output" and self.factory.on_output_change is not None:
+                    self.factory.on_output_change(self)  # no call more: the LED's edges run on a loop woken cold
                 return changed
 
             def _set_frequency(self, value: float | None) -> None:
