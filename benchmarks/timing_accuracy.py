@@ -30,9 +30,9 @@ def recording(backend_class):
             super().__init__(*args, **kwargs)
             self.led_changes: list[tuple[float, LedChanged]] = []
 
-        def set_led(self, led):
+        def set_led(self, led, at):
             self.led_changes.append((self.clock(), led))
-            super().set_led(led)
+            super().set_led(led, at)
 
     return Recording
 

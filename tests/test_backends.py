@@ -11,7 +11,8 @@ from unit.app import config as configuration
 from unit.app.runtime import Runtime
 from unit.backends.gpio import Gpio, pin_factory
 from unit.backends.headless import Headless
-from unit.core import Unit
+from unit.core import LedChanged, LedMode, Unit
+from unit.core.events import LED_OFF
 
 CONFIG = configuration.load()
 PINS = CONFIG.pins
@@ -73,3 +74,34 @@ def test_a_backend_is_a_context_manager():
         backend.open(lambda event: None, lambda: 0.0)
         factory = backend.factory
     DigitalInputDevice(PINS.build, pin_factory=factory).close()
+
+
+def test_the_gpio_backend_blinks_the_led_pin_at_absolute_times_from_the_change():
+    """The loop times the blink (no gpiozero thread): lit first, each edge at the change's time plus whole
+    half-periods, whatever the lateness of the wake-up before (an accumulated sleep would drift)."""
+    now = 100.0
+    backend = Gpio(CONFIG, pin_factory("mock"))
+    backend.open(lambda event: None, lambda: now)
+    try:
+        pin = backend.factory.pin(PINS.led)
+        backend.set_led(LedChanged(LedMode.BLINK, 1.0), 99.9)  # the core's time: the press, a moment ago
+        assert pin.state == 1  # lit first, at once
+        assert backend.next_deadline() == pytest.approx(100.4)
+        now = 100.43  # the loop woke 30 ms late
+        backend.tick(now)
+        assert pin.state == 0
+        assert backend.next_deadline() == pytest.approx(100.9)  # from the start, not from the late edge
+        now = 100.9
+        backend.tick(now)
+        assert pin.state == 1
+        backend.set_led(LedChanged(LedMode.BLINK, 4.0), 100.95)  # the warning: 4 Hz from its own time
+        assert pin.state == 1 and backend.next_deadline() == pytest.approx(101.075)
+        now = 101.2
+        backend.tick(now)  # lit 100.95, dark 101.075, lit again 101.2: counted from the change
+        assert pin.state == 1 and backend.next_deadline() == pytest.approx(101.325)
+        backend.set_led(LED_OFF, 101.25)
+        assert pin.state == 0 and backend.next_deadline() is None
+        backend.set_led(LedChanged(LedMode.ON), 102.0)
+        assert pin.state == 1 and backend.next_deadline() is None
+    finally:
+        backend.close()

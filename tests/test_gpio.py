@@ -19,7 +19,7 @@ GOLDEN = Path(__file__).parent / "golden"
 # The LED pin's edges during a QUICK auction, in seconds after the press: lit at the press, 1 Hz (dark at
 # 0.5 s); the warning at 0.75 s lights it, then 4 Hz (0.125 s); the end at 1.2 s finds it dark and keeps it so.
 QUICK_AUCTION_EDGES = [(0.0, True), (0.5, False), (0.75, True), (0.875, False), (1.0, True), (1.125, False)]
-AT_DEADLINES = (0, 2)  # the press and the warning: the core's; the others, the blink's (gpiozero's own thread)
+AT_DEADLINES = (0, 2)  # the press and the warning: the core's; the others, the blink's (timed by the loop too)
 WELCOME_TONES = len([hz for hz, _ in SOUNDS[Sound.WELCOME] if hz])
 
 

@@ -75,3 +75,24 @@ def test_every_countdown_number_pasted_digit_by_digit_is_the_number_pil_draws(in
         draw_ours.number((oled.WIDTH // 2, 32), str(number), typeface, ink)
         draw_theirs.text((oled.WIDTH // 2, 32), str(number), font=typeface, fill=ink, anchor="mm")
         assert ours.tobytes() == theirs.tobytes(), number
+
+
+@pytest.mark.parametrize("language", i18n.languages())
+@pytest.mark.parametrize("shift", [(0, 0), (1, 1)])
+def test_every_frame_of_a_countdown_on_its_backdrop_is_the_screen_pil_draws(language, shift):
+    """The display pastes a countdown's backdrop (painted once) and draws the number and the bar over it: each
+    frame of a countdown, second after second into the warning and past it to another screen and back, is
+    PIL's painting of that second's view in full (shifted as asked)."""
+    device = dummy(width=oled.WIDTH, height=oled.HEIGHT, mode="1")
+    display = oled.Display(device, language)
+    display.adjust(DisplayChanged(Brightness.HIGH, False, shift))
+    total = 30
+    seconds = [*range(total, -1, -1), 12, 3]
+    for left in seconds:
+        view = views.Countdown(seconds_left=left, total=total, warning=left <= 10)
+        display.show(view)
+        expected = Image.new("1", (oled.WIDTH, oled.HEIGHT))
+        expected.paste(Image.frombytes("1", (oled.WIDTH, oled.HEIGHT), painted_by_pil(view, language)), shift)
+        assert device.image.tobytes() == expected.tobytes(), left
+        if left == 5:
+            display.show(views.TimeUp())  # another screen between two countdown frames

@@ -37,6 +37,7 @@ from unit.core import (
     SystemRequested,
     Unit,
 )
+from unit.core.clock import EPSILON
 from unit.core.evening import Tally
 
 if TYPE_CHECKING:
@@ -105,6 +106,8 @@ class Runtime:
         self._settings_due: SettingsChanged | None = None  # a choice not yet written (the newest wins)
         self._next_settings_save: float | None = None
         self._next_ping: float | None = None
+        self._core_due: float | None = None  # the core's next deadline, as the last next_wake() found it
+        self._core_called = True  # the core was called since: its next deadline must be asked again
         self.stopped = False
         self._pumps = type(backend).wait is not Backend.wait
 
@@ -191,23 +194,43 @@ class Runtime:
         return True
 
     def next_wake(self) -> float | None:
-        """The earliest of the core's deadline, the next scripted input, the end and the backend's."""
-        candidates = [self.unit.next_deadline(), self.backend.next_deadline(), self._next_save, self._next_ping]
-        candidates.append(self._next_settings_save)
-        if self.script:
-            candidates.append(self.start + self.script[0].at)
-        if self.until is not None:
-            candidates.append(self.start + self.until)
-        due = [c for c in candidates if c is not None]
-        return min(due) if due else None
+        """The earliest of the core's deadline, the next scripted input, the end and the backend's.
+
+        Asked at every wake-up, cold (a countdown's loop wakes twice a second): a few comparisons, no list.
+        The core is asked only if it was called since (the loop is its only caller): a wake-up for the
+        backend alone leaves its deadlines as they were.
+        """
+        if self._core_called:
+            self._core_due, self._core_called = self.unit.next_deadline(), False
+        wake = self._core_due
+        script = self.start + self.script[0].at if self.script else None
+        end = None if self.until is None else self.start + self.until
+        for due in (
+            self.backend.next_deadline(),
+            self._next_save,
+            self._next_ping,
+            self._next_settings_save,
+            script,
+            end,
+        ):
+            if due is not None and (wake is None or due < wake):
+                wake = due
+        return wake
 
     def step(self, max_wait: float | None = None) -> None:
-        """Sleep until the next deadline or input (at most ``max_wait`` s), then act on what is due."""
+        """Sleep until the next deadline or input (at most ``max_wait`` s), then act on what is due.
+
+        A wake-up for the backend alone (the LED's blink between two seconds of a countdown) leaves the core
+        alone: no input came, and none of its deadlines is due (as :meth:`Unit.advance` would find).
+        """
         wake = self.next_wake()
         timeout = None if wake is None else max(0.0, wake - self.clock())
         if max_wait is not None:
             timeout = max_wait if timeout is None else min(timeout, max_wait)
-        for at, event in self._wait(timeout):
+        inputs = self._wait(timeout)
+        if inputs:
+            self._core_called = True  # an input, or a job (which may call the core)
+        for at, event in inputs:
             if isinstance(event, Stop):
                 self.stopped = True
                 return
@@ -216,7 +239,8 @@ class Runtime:
                 continue
             self.apply(at, self.unit.handle(event, at))
         now = self.clock()
-        self.apply(now, self.unit.advance(now))
+        if inputs or (self._core_due is not None and self._core_due <= now + EPSILON):
+            self.apply(now, self.unit.advance(now))
         while self.script and self.start + self.script[0].at <= now:
             self.backend.inject(self.script.pop(0).event)
         if self.until is not None and now >= self.start + self.until:
@@ -266,13 +290,14 @@ class Runtime:
         The LED and the buzzer go first: they cost nothing, while a frame can hold the I2C bus for
         about 93 ms on a Pi and saving the game waits for the SD card.
         """
+        self._core_called = True  # outputs come from a call of the core: its deadlines may have moved
         if not outputs:
             return
         if self.trace is not None:
             self.trace.write(max(0.0, at - self.start), outputs)
         for output in outputs:
             if isinstance(output, LedChanged):
-                self.backend.set_led(output)
+                self.backend.set_led(output, at)
             elif isinstance(output, SoundPlayed):
                 self.backend.play(output)
             elif isinstance(output, DisplayChanged):
@@ -291,10 +316,12 @@ class Runtime:
             self._save(at)
 
     def _clear_of_deadlines(self, now: float) -> float | None:
-        """None when the loop may write a file now; else when to try again (just after the close deadline)."""
-        deadline = self.unit.next_deadline()
-        if deadline is not None and deadline - now < SAVE_CLEARANCE:
-            return deadline + 0.001  # right after it, when the loop is idle again
+        """None when the loop may write a file now; else when to try again (just after the close deadline).
+
+        The backend's deadlines count too: the gpio backend's LED blinks from this loop."""
+        due = [d for d in (self.unit.next_deadline(), self.backend.next_deadline()) if d is not None]
+        if due and min(due) - now < SAVE_CLEARANCE:
+            return min(due) + 0.001  # right after it, when the loop is idle again
         return None
 
     def _save_settings(self, change: SettingsChanged) -> None:

@@ -70,8 +70,9 @@ class Backend:
     def show(self, view: views.View) -> None:
         """Put ``view`` on the screen."""
 
-    def set_led(self, led: LedChanged) -> None:
-        """Drive the LED: off, on, or blinking at ``led.hz``."""
+    def set_led(self, led: LedChanged, at: float) -> None:
+        """Drive the LED: off, on, or blinking at ``led.hz``, as the core set it at ``at`` (on the loop's clock:
+        a blink's edges are counted from there, in step with the core's own deadlines)."""
 
     def play(self, sound: SoundPlayed) -> None:
         """Start playing ``sound``, replacing any sound still playing."""
@@ -131,24 +132,42 @@ class DrawnLed(Backend):
     def redraw(self) -> None:
         """Draw everything again (the LED as :meth:`led_lit` says, and ``self._led_lit`` with it)."""
 
-    def set_led(self, led: LedChanged) -> None:
+    def set_led(self, led: LedChanged, at: float) -> None:
         self.led = led
-        self.led_since = self.clock()
+        self.led_since = at
         self.redraw()
 
     def led_lit(self, now: float) -> bool:
-        if self.led.mode != LedMode.BLINK or not self.led.hz:
-            return self.led.mode == LedMode.ON
-        half_periods = int((now - self.led_since) * self.led.hz * 2 + 1e-9)
-        return half_periods % 2 == 0  # lit first, like gpiozero's blink
+        return led_lit(self.led, self.led_since, now)
 
     def next_deadline(self) -> float | None:
-        if self.led.mode != LedMode.BLINK or not self.led.hz:
-            return None
-        half = 1 / (2 * self.led.hz)
-        done = int((self.clock() - self.led_since) / half + 1e-9) + 1
-        return self.led_since + done * half
+        return next_led_edge(self.led, self.led_since, self.clock())
 
     def tick(self, now: float) -> None:
         if self.led_lit(now) != self._led_lit:
             self.redraw()
+
+
+# The LED's blink, timed by the loop (the gpio backend's pin, the drawn LEDs): each edge at an absolute time
+# from the blink's start, ``since + k`` half-periods, never a sleep added to the edge before, so nothing drifts.
+# Lit first, as gpiozero's ``blink``.
+
+
+def led_at(led: LedChanged, since: float, now: float) -> tuple[bool, float | None]:
+    """Whether the LED set to ``led`` at ``since`` is lit at ``now``, and when it next changes (None unless it
+    blinks). One call: the gpio backend asks at each edge, on a loop woken cold."""
+    if led.mode != LedMode.BLINK or not led.hz:
+        return led.mode == LedMode.ON, None
+    half = 1 / (2 * led.hz)
+    done = int((now - since) / half + 1e-9)  # 1e-9: a wake-up at the edge's float time counts as at it
+    return done % 2 == 0, since + (done + 1) * half
+
+
+def led_lit(led: LedChanged, since: float, now: float) -> bool:
+    """Whether the LED set to ``led`` at ``since`` is lit at ``now``."""
+    return led_at(led, since, now)[0]
+
+
+def next_led_edge(led: LedChanged, since: float, now: float) -> float | None:
+    """When the LED set to ``led`` at ``since`` next changes after ``now``: None unless it blinks."""
+    return led_at(led, since, now)[1]

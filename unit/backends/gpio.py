@@ -31,7 +31,7 @@ import types
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
-from unit.backends.base import Backend, Clock, Post
+from unit.backends.base import Backend, Clock, Post, led_at
 from unit.core import (
     BUTTONS,
     Button,
@@ -39,13 +39,13 @@ from unit.core import (
     DisplayChanged,
     Event,
     LedChanged,
-    LedMode,
     Pressed,
     Released,
     SoundPlayed,
     Switched,
     views,
 )
+from unit.core.events import LED_OFF
 from unit.core.settings import BuzzerType, DisplayDriver, DisplaySettings, PowerControl, Volume
 from unit.core.sounds import Tones
 from unit.errors import HardwareError, Text, UserError
@@ -140,8 +140,8 @@ def pin_factory(
                 changed: bool = super()._change_state(value)
                 if len(self.states) > self.HISTORY:
                     del self.states[: -self.HISTORY // 2]
-                if changed and self._function == "output":
-                    self._report()
+                if changed and self._function == "output" and self.factory.on_output_change is not None:
+                    self.factory.on_output_change(self)  # no call more: the LED's edges run on a loop woken cold
                 return changed
 
             def _set_frequency(self, value: float | None) -> None:
@@ -346,7 +346,10 @@ class DisplayWorker:
 
     The loop wakes the thread with a token on a ``SimpleQueue`` (C, not the
     Python-level condition of an ``Event``): a countdown hands it a view every
-    second, and every call there costs (docs/performance.md).
+    second, and every call there costs (docs/performance.md). For the same
+    reason "shown" is two counters under the lock the frame is handed over
+    with, not an ``Event`` cleared and set each second: a condition is
+    notified only when someone waits (:meth:`wait_shown`, before a shutdown).
     """
 
     SWITCH_INTERVAL = 0.001
@@ -359,12 +362,17 @@ class DisplayWorker:
         self.view: views.View | None = None  # the newest view asked for
         self.state: DisplayChanged | None = None  # the newest brightness, dimming and pixel shift
         self._outage = False
+        self._applied: tuple[DisplayChanged | None, str] | None = None  # the state and language the display has
         self._wake: queue.SimpleQueue[None] = queue.SimpleQueue()  # a token: something asked for since
-        self._idle = threading.Event()  # set when the newest view is on the glass (or cannot be)
         self._closing = threading.Event()
         self._lock = threading.Lock()
+        # Frames asked for and frames on the glass (or that cannot be): the first is the one after the open.
+        self._asked, self._shown = 1, 0
+        self._all_shown = threading.Condition(self._lock)  # notified when _shown catches up, if anyone waits
+        self._waiting = 0  # threads in wait_shown
         if sys.getswitchinterval() > self.SWITCH_INTERVAL:
             sys.setswitchinterval(self.SWITCH_INTERVAL)
+        self._running = True  # until _run ends
         self._thread = threading.Thread(target=self._run, name="display", daemon=True)
         self._thread.start()
 
@@ -380,16 +388,23 @@ class DisplayWorker:
             self.state = state if state is not None else self.state
             self.language = language if language is not None else self.language
             if self.display is not None:  # else nothing will be drawn before the next retry
-                self._idle.clear()
+                self._asked += 1
             self._wake.put(None)  # under the lock: the thread drains and reads under it, so no token outlives its view
 
     @property
     def alive(self) -> bool:
-        return self._thread.is_alive() or self._closing.is_set()
+        """The thread runs (or was told to end). A flag it clears as it ends: asked before every frame, where
+        ``Thread.is_alive``'s Python costs (docs/performance.md)."""
+        return self._running or self._closing.is_set()
 
     def wait_shown(self, timeout: float) -> bool:
         """Wait until the newest view is on the glass (before a shutdown); False after ``timeout``."""
-        return self._idle.wait(timeout)
+        with self._lock:
+            self._waiting += 1
+            try:
+                return self._all_shown.wait_for(lambda: self._shown >= self._asked, timeout)
+            finally:
+                self._waiting -= 1
 
     def close(self, timeout: float = 0.2) -> None:
         """Stop the thread; a write that never returns is left behind (the thread is a daemon)."""
@@ -398,6 +413,12 @@ class DisplayWorker:
         self._thread.join(timeout)
 
     def _run(self) -> None:
+        try:
+            self._serve()
+        finally:
+            self._running = False
+
+    def _serve(self) -> None:
         retry_at = 0.0
         while not self._closing.is_set():
             if self.display is None:
@@ -406,7 +427,8 @@ class DisplayWorker:
                     return
                 if not self._open():
                     retry_at = time.monotonic() + self.retry_seconds
-                    self._idle.set()  # nothing to wait for: the view cannot be shown now
+                    with self._lock:
+                        self._caught_up()  # nothing to wait for: the view cannot be shown now
                     continue
                 self._wake.put(None)  # draw the newest view on the new device
             self._wake.get()
@@ -417,11 +439,18 @@ class DisplayWorker:
                 view, state, language = wanted = (self.view, self.state, self.language)
             if view is not None and not self._draw(view, state, language):
                 retry_at = time.monotonic() + self.retry_seconds
-                self._idle.set()
+                with self._lock:
+                    self._caught_up()
                 continue
             with self._lock:
                 if (self.view, self.state, self.language) == wanted:
-                    self._idle.set()
+                    self._caught_up()
+
+    def _caught_up(self) -> None:
+        """Every frame asked for is on the glass, or cannot be shown now: whoever waits stops (under the lock)."""
+        self._shown = self._asked
+        if self._waiting:
+            self._all_shown.notify_all()
 
     def _drain(self) -> None:
         while not self._wake.empty():
@@ -436,15 +465,18 @@ class DisplayWorker:
             self._failed(f"cannot open the display: {error}")
             return False
         self.display = screen.Display(device, self.language)
+        self._applied = None
         return True
 
     def _draw(self, view: views.View, state: DisplayChanged | None, language: str) -> bool:
         if self.display is None:
             return False
         try:
-            self.display.set_language(language)  # the settings menu may change it
-            if state is not None:
-                self.display.adjust(state)  # the contrast command, and a redraw when the picture moves
+            if (state, language) != self._applied:  # a frame like the last: nothing else to set (once a second)
+                self.display.set_language(language)  # the settings menu may change it
+                if state is not None:
+                    self.display.adjust(state)  # the contrast command, and a redraw when the picture moves
+                self._applied = (state, language)
             self.display.show(view)
         except Exception as error:  # an I2C error: the unit keeps its time regardless
             self._failed(f"display error: {error}")
@@ -491,6 +523,9 @@ class Gpio(Backend):
         # Claimed by open(), released by close(): None until then, so close() is always safe.
         self.inputs: dict[Button, Any] = {}
         self.led: Any = None
+        self.led_mode, self.led_since = LED_OFF, 0.0  # as the core last set it, and when (the blink counts from it)
+        self._led_lit = False  # as last driven on the pin
+        self._led_next: float | None = None  # the blink's next edge
         self.buzzer: Any = None
         self.player: TonePlayer | None = None
 
@@ -523,7 +558,7 @@ class Gpio(Backend):
         pins, buzzer = self.config.pins, self.config.buzzer
         for button in BUTTONS:
             self.inputs[button] = open_button(self.config, button, self.factory)
-        self.led = LED(pins.led, pin_factory=self.factory)
+        self.led = LED(pins.led, active_high=True, pin_factory=self.factory)  # _drive_led writes its pin's state
         passive = buzzer.type == BuzzerType.PASSIVE
         if passive:
             self.buzzer = TonalBuzzer(
@@ -594,16 +629,38 @@ class Gpio(Backend):
         if not self.worker.alive:  # never expected: the worker catches every display error
             log.error("the display thread had stopped: restarted")
             self._open_display()
-        self.worker.show(view)
+        self.worker.settle(view=view)
 
-    def set_led(self, led: LedChanged) -> None:
-        if led.mode == LedMode.BLINK and led.hz:
-            half = 1 / (2 * led.hz)
-            self.led.blink(on_time=half, off_time=half, background=True)
-        elif led.mode == LedMode.ON:
-            self.led.on()
-        else:
-            self.led.off()
+    def set_led(self, led: LedChanged, at: float) -> None:
+        """Drive the LED pin now; a blink's next edges come from the loop (:meth:`next_deadline`, :meth:`tick`),
+        each at ``at`` plus whole half-periods: on the core's own grid (a countdown's seconds count from the
+        same press), so the loop wakes once for both.
+
+        gpiozero's ``LED.blink`` is not used for this: its thread woke twice a second during a countdown,
+        each wake-up about 0.18 ms of CPU here (a cold thread and an ``Event``'s condition), and the lit edge
+        fell beside the loop's own wake-up for the same second (docs/performance.md). The pin is still
+        driven through gpiozero's ``LED``.
+        """
+        self.led_mode, self.led_since = led, at
+        self._drive_led(self.clock())
+
+    def next_deadline(self) -> float | None:
+        """The blink's next edge: the loop wakes for it at its absolute time (no thread of gpiozero's)."""
+        return self._led_next
+
+    def tick(self, now: float) -> None:
+        if self._led_next is not None and now >= self._led_next - 1e-6:  # an edge is due (led_at: 1e-9 early)
+            self._drive_led(now)
+
+    def _drive_led(self, now: float) -> None:
+        """The pin as the blink has it at ``now``, and when it next changes (the loop's next deadline)."""
+        lit, self._led_next = led_at(self.led_mode, self.led_since, now)
+        if self.led is not None and lit != self._led_lit:
+            # The LED's own pin, written directly (the LED is active-high: the pin's state is its value).
+            # ``LED.value`` would first look for a blink of gpiozero's to stop: about 30 us more per edge on
+            # a thread woken cold (measured with the caches flushed, docs/performance.md).
+            self.led.pin.state = lit
+            self._led_lit = lit
 
     def play(self, sound: SoundPlayed) -> None:
         if self.player is not None:

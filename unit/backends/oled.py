@@ -99,6 +99,23 @@ class LetteredDraw(ImageDraw.ImageDraw):
     lines, a fractional position, extra options, another mode) is drawn by PIL as before.
     """
 
+    def __init__(self, im: Image.Image, mode: str | None = None) -> None:
+        super().__init__(im, mode)
+        self._inks: dict[str, int] = {}  # PIL's ink for each colour name, looked up once
+
+    def ink_of(self, fill: str) -> int:
+        """PIL's ink for ``fill`` on this image (``ImageDraw._getink``: ImageColor's lookup, once per colour)."""
+        ink = self._inks.get(fill)
+        if ink is None:
+            found, _ = self._getink(fill)
+            assert found is not None
+            ink = self._inks[fill] = found
+        return ink
+
+    def fill_box(self, box: tuple[int, int, int, int], fill: str) -> None:
+        """``rectangle(box, fill=fill)``, the ink looked up once (a countdown fills its bar every second)."""
+        self.draw.draw_rectangle(box, self.ink_of(fill), 1)
+
     def text(  # type: ignore[override]
         self,
         xy: tuple[float, float],
@@ -119,7 +136,7 @@ class LetteredDraw(ImageDraw.ImageDraw):
         self.draw.draw_bitmap((int(x) + left, int(y) + top), mask, fill_ink if ink is None else ink)
 
     def number(self, xy: tuple[int, int], digits: str, typeface: ImageFont.FreeTypeFont, fill: str) -> None:
-        """A whole number centred on ``xy`` (anchor "mm"), pasted digit by digit from :func:`lettering`.
+        """A whole number centred on ``xy`` (anchor "mm"), pasted digit by digit from :func:`digit_glyphs`.
 
         A countdown's number is one never drawn before, each second: rendering it costs FreeType three
         hintings of each glyph. Its digits are rendered once each and laid out as PIL's basic layout lays
@@ -128,16 +145,19 @@ class LetteredDraw(ImageDraw.ImageDraw):
         number (1 to 3600) at :data:`COUNTDOWN_SIZE`; at some other sizes (15) they are not, so only the
         countdown draws with it. Advances that are not whole pixels are drawn by PIL as before.
         """
-        advances = [digit_advance(typeface, digit) for digit in digits]
-        if not digits.isdigit() or any(advance % 64 for advance in advances) or self.fontmode != "1":
+        glyphs = digit_glyphs(typeface)
+        if glyphs is None or not digits.isdigit() or not digits.isascii() or self.fontmode != "1":
             self.text(xy, digits, fill=fill, font=typeface, anchor="mm")
             return
         x, y = xy
-        pen = x - ((sum(advances) // 2 + 32) >> 6)  # FreeType's PIXEL(position / 2): the anchor's middle
-        ink, fill_ink = self._getink(fill)
-        for digit, advance in zip(digits, advances, strict=True):
-            mask, left, top = lettering(digit, typeface, "lm")
-            self.draw.draw_bitmap((pen + left, y + top), mask, fill_ink if ink is None else ink)
+        placed = list(map(glyphs.__getitem__, digits))
+        total = 0  # the advances, summed in this frame (no generator: this runs cold, once a second)
+        for glyph in placed:
+            total += glyph[3]
+        pen = x - ((total // 2 + 32) >> 6)  # FreeType's PIXEL(position / 2): the anchor's middle
+        ink = self.ink_of(fill)
+        for mask, left, top, advance in placed:
+            self.draw.draw_bitmap((pen + left, y + top), mask, ink)
             pen += advance >> 6
 
 
@@ -145,6 +165,14 @@ class LetteredDraw(ImageDraw.ImageDraw):
 def digit_advance(typeface: ImageFont.FreeTypeFont, digit: str) -> int:
     """How far the pen moves after ``digit`` in one bit (hinted), in FreeType's 1/64 pixels."""
     return round(typeface.getlength(digit, mode="1") * 64)
+
+
+@cache
+def digit_glyphs(typeface: ImageFont.FreeTypeFont) -> dict[str, tuple[Any, int, int, int]] | None:
+    """Each digit's mask, its corner from the pen (anchor "lm"), and its advance (1/64 pixels), rendered once;
+    None when an advance is not a whole pixel (PIL would place the digits otherwise)."""
+    glyphs = {digit: (*lettering(digit, typeface, "lm"), digit_advance(typeface, digit)) for digit in "0123456789"}
+    return None if any(advance % 64 for *_, advance in glyphs.values()) else glyphs
 
 
 def centred(draw: ImageDraw.ImageDraw, y: int, text: str, size: int, fill: str = ON) -> None:
@@ -212,21 +240,31 @@ class Painter:
             centred(draw, 40, clock, fitting_size(clock, 36))
 
     def countdown(self, draw: ImageDraw.ImageDraw, view: views.Countdown) -> None:
+        self.countdown_backdrop(draw, view.warning)
+        self.countdown_seconds(draw, view)
+
+    def countdown_backdrop(self, draw: ImageDraw.ImageDraw, warning: bool) -> None:
+        """What every frame of a countdown shares: the word, the warning's mark, the bar's frame (and the paper)."""
         # The warning is the same screen inverted: visibly more urgent, with no extra timing.
-        ink, paper = (OFF, ON) if view.warning else (ON, OFF)
-        if view.warning:
+        ink, paper = (OFF, ON) if warning else (ON, OFF)
+        if warning:
             draw.rectangle((0, 0, WIDTH - 1, HEIGHT - 1), fill=paper)
         # On a baseline low enough that the accent of ENCHÈRES is not clipped.
         draw.text((1, 12), self.words("screen.auction"), font=font(11), fill=ink, anchor="ls")
-        if view.warning:
+        if warning:
             draw.text((WIDTH - 2, 12), "!", font=font(11), fill=ink, anchor="rs")
-        if isinstance(draw, LetteredDraw):  # the unit's display: the digits rendered once each
-            draw.number((WIDTH // 2, 32), str(view.seconds_left), font(COUNTDOWN_SIZE), ink)
-        else:
-            centred(draw, 32, str(view.seconds_left), COUNTDOWN_SIZE, ink)
-        # The bar: how much of the countdown is left.
-        draw.rectangle((0, 56, WIDTH - 1, HEIGHT - 1), outline=ink, fill=paper)
+        draw.rectangle((0, 56, WIDTH - 1, HEIGHT - 1), outline=ink, fill=paper)  # the bar, empty
+
+    def countdown_seconds(self, draw: ImageDraw.ImageDraw, view: views.Countdown) -> None:
+        """What changes each second, over the backdrop: the number and the bar's filling (how much is left)."""
+        ink = OFF if view.warning else ON
         filled = round((WIDTH - 4) * min(1.0, view.seconds_left / view.total))
+        if isinstance(draw, LetteredDraw):  # the unit's display: the digits rendered once each, the inks looked up once
+            draw.number((WIDTH // 2, 32), str(view.seconds_left), font(COUNTDOWN_SIZE), ink)
+            if filled > 0:
+                draw.fill_box((2, 58, 1 + filled, HEIGHT - 3), ink)
+            return
+        centred(draw, 32, str(view.seconds_left), COUNTDOWN_SIZE, ink)
         if filled > 0:
             draw.rectangle((2, 58, 1 + filled, HEIGHT - 3), fill=ink)
 
@@ -397,7 +435,12 @@ class Painter:
 
 
 class Display:
-    """A luma device showing views; redraws only when the view (or its offset) changes."""
+    """A luma device showing views; redraws only when the view (or its offset) changes.
+
+    A countdown's frame is its backdrop (:meth:`Painter.countdown_backdrop`, painted once per language and
+    warning) with the number and the bar's filling over it: the thread drawing it wakes once a second, cold,
+    and each call of PIL's Python costs there (docs/performance.md).
+    """
 
     def __init__(self, device: Any, language: str) -> None:
         self.device = device  # a luma device (ssd1306, sh1106, dummy)
@@ -410,6 +453,7 @@ class Display:
         self.view: views.View | None = None
         self.shift = (0, 0)
         self.contrast: int | None = None
+        self._backdrops: dict[tuple[str, bool], Image.Image] = {}  # a countdown's, by language and warning
 
     def show(self, view: views.View) -> bool:
         """Draw ``view``; return False when it was already on the screen."""
@@ -440,15 +484,28 @@ class Display:
     def _draw(self) -> None:
         """Paint the view on a new frame and send it (as luma's ``canvas`` does, with :class:`LetteredDraw`)."""
         assert self.view is not None
-        whole = (0, 0, WIDTH - 1, HEIGHT - 1)
-        self._on_frame.rectangle(whole, fill=OFF)
-        if self.shift == (0, 0):
-            self.painter.paint(self._on_frame, self.view)
-        else:  # against burn-in: the same picture, a pixel or two further on
-            self._on_picture.rectangle(whole, fill=OFF)
-            self.painter.paint(self._on_picture, self.view)
+        shifted = self.shift != (0, 0)  # against burn-in: the same picture, a pixel or two further on
+        image, draw = (self.picture, self._on_picture) if shifted else (self.frame, self._on_frame)
+        if isinstance(self.view, views.Countdown):
+            # The whole picture, nothing to clear first; pasted by PIL's core (Image.paste's checks cost here).
+            image.im.paste(self._backdrop(self.view.warning).im, (0, 0, WIDTH, HEIGHT))
+            self.painter.countdown_seconds(draw, self.view)
+        else:
+            draw.fill_box((0, 0, WIDTH - 1, HEIGHT - 1), OFF)
+            self.painter.paint(draw, self.view)
+        if shifted:
+            self._on_frame.fill_box((0, 0, WIDTH - 1, HEIGHT - 1), OFF)
             self._on_frame.bitmap(self.shift, self.picture, fill=ON)
         self.device.display(self.frame)
+
+    def _backdrop(self, warning: bool) -> Image.Image:
+        """A countdown's backdrop in the current language, painted on its first frame."""
+        key = (self.painter.language, warning)
+        backdrop = self._backdrops.get(key)
+        if backdrop is None:
+            backdrop = self._backdrops[key] = Image.new("1", (WIDTH, HEIGHT))
+            self.painter.countdown_backdrop(LetteredDraw(backdrop), warning)
+        return backdrop
 
 
 def render(view: views.View, language: str) -> Image.Image:
