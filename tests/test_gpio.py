@@ -12,7 +12,7 @@ from PIL import Image, ImageChops
 from unit.app import config as configuration
 from unit.app.runtime import Runtime
 from unit.backends.gpio import Gpio, pin_factory
-from unit.core import Unit, views
+from unit.core import Pressed, Released, Unit, views
 from unit.core.sounds import SOUNDS, Sound
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -324,3 +324,43 @@ def test_a_button_pressed_high_on_an_i2c_pin_with_the_boards_pull_up_is_one_line
     assert caught.value.where == "pins.power" and caught.value.exit_status == 2
     assert "GPIO3 has the Raspberry Pi's own pull-up resistor" in str(caught.value.message)
     assert backend.inputs == {} and backend.led is None  # every pin claimed so far was released
+
+
+class LateLoop(Runtime):
+    """The loop on a virtual clock that wakes every time ``late`` seconds after it asked, and is handed the
+    scripted ``presses`` (time, input) when they are due: each wake-up noted."""
+
+    def __init__(self, unit, backend, presses, late, now=100.0):
+        self.now, self.presses, self.late, self.wakes = now, list(presses), late, []
+        super().__init__(unit, backend, clock=lambda: self.now)
+
+    def _wait(self, timeout):
+        until = self.now + (timeout if timeout is not None else 60.0)
+        if self.presses and self.presses[0][0] <= until:
+            self.now = max(self.now, self.presses[0][0])
+            return [self.presses.pop(0)]
+        self.now = until + self.late
+        self.wakes.append(self.now)
+        return []
+
+
+def test_the_warnings_blink_keeps_the_cores_grid_when_the_loop_wakes_late():
+    """The warning's 4 Hz blink counts from the warning's deadline, not from the loop's wake-up just after it:
+    every edge is on the core's grid (whole eighths of a second from the press), so the lit edge and the core's
+    second are one wake-up. Counted from the late wake-up, each edge sat 1.5 ms off the grid, and a lateness
+    that varies then woke the loop twice around each second."""
+    config = configuration.load(({"auction": {"seconds": 10, "warning_seconds": 5}}, "test"))
+    backend = Gpio(config, pin_factory("mock"))
+    press = 101.0
+    inputs = [(100.5, Pressed("power")), (100.55, Released("power")), (press, Pressed("auction"))]
+    runtime = LateLoop(Unit(config), backend, [*inputs, (press + 0.05, Released("auction"))], late=0.0015)
+    runtime.open()
+    try:
+        while runtime.now < press + 11:
+            runtime.step()
+        warning = [t - (press + 5) for t in runtime.wakes if press + 5 <= t < press + 10]
+        assert len(warning) == 40  # 8 edges a second, the seconds and the end among them
+        assert all(abs(t - round(t / 0.125) * 0.125 - 0.0015) < 1e-9 for t in warning), warning
+        assert runtime.unit.state == "ready" and backend.factory.pin(config.pins.led).state == 0
+    finally:
+        backend.close()

@@ -339,3 +339,18 @@ def test_a_link_thread_that_cannot_start_leaves_the_unit_running_on_its_trace_fi
         started._ready(runtime, backlog, "fr")
     assert runtime.trace is trace and backlog.calls == []
     assert [r.getMessage().split(":")[0] for r in caplog.records] == ["the phone link could not be started"]
+
+
+def test_the_lgpio_factory_imports_tempfile_only_when_the_service_did_not_set_lg_wd():
+    """lgpio's FIFO folder: the service's LG_WD as it is (no tempfile before READY=1 on the Pi); else the
+    temporary folder. (lgpio is not installed here: the factory fails after the folder is chosen.)"""
+    code = (
+        "import os, sys; from unit.backends.gpio import pin_factory\n"
+        "try: pin_factory('lgpio')\nexcept Exception: pass\n"
+        "print(os.environ['LG_WD'], 'tempfile' in sys.modules)"
+    )
+    for given, expected in (("/run/monopoly-city", ["/run/monopoly-city", "False"]), (None, ["/tmp", "True"])):
+        env = {"PATH": "/usr/bin:/bin", "TMPDIR": "/tmp", **({"LG_WD": given} if given else {})}
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env, timeout=60)
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.split() == expected

@@ -239,8 +239,13 @@ class Runtime:
                 continue
             self.apply(at, self.unit.handle(event, at))
         now = self.clock()
-        if inputs or (self._core_due is not None and self._core_due <= now + EPSILON):
+        due = self._core_due
+        if inputs:
             self.apply(now, self.unit.advance(now))
+        elif due is not None and due <= now + EPSILON:
+            # What a deadline changes counts from the deadline: a blink the warning starts keeps the core's grid
+            # (its edges ride the core's seconds), not the moment the loop happened to wake just after it.
+            self.apply(now, self.unit.advance(now), led_from=due)
         while self.script and self.start + self.script[0].at <= now:
             self.backend.inject(self.script.pop(0).event)
         if self.until is not None and now >= self.start + self.until:
@@ -284,11 +289,12 @@ class Runtime:
             except queue.Empty:
                 return got
 
-    def apply(self, at: float, outputs: list[Output]) -> None:
+    def apply(self, at: float, outputs: list[Output], led_from: float | None = None) -> None:
         """Hand the core's outputs to the trace and the backend.
 
         The LED and the buzzer go first: they cost nothing, while a frame can hold the I2C bus for
-        about 93 ms on a Pi and saving the game waits for the SD card.
+        about 93 ms on a Pi and saving the game waits for the SD card. A blink counts from ``led_from``
+        (the deadline that set it) when given, else from ``at``.
         """
         self._core_called = True  # outputs come from a call of the core: its deadlines may have moved
         if not outputs:
@@ -297,7 +303,7 @@ class Runtime:
             self.trace.write(max(0.0, at - self.start), outputs)
         for output in outputs:
             if isinstance(output, LedChanged):
-                self.backend.set_led(output, at)
+                self.backend.set_led(output, at if led_from is None else led_from)
             elif isinstance(output, SoundPlayed):
                 self.backend.play(output)
             elif isinstance(output, DisplayChanged):

@@ -161,9 +161,10 @@ def pin_factory(
     if kind == "lgpio":
         # Importing lgpio makes a FIFO in the current folder, or in $LG_WD after chdir()ing there:
         # give it a writable folder of its own rather than whatever folder the command was run from.
-        import tempfile
+        if "LG_WD" not in os.environ:  # the service sets it: then no tempfile before READY=1 (3 ms of CPU)
+            import tempfile
 
-        os.environ.setdefault("LG_WD", tempfile.gettempdir())
+            os.environ["LG_WD"] = tempfile.gettempdir()
         try:
             with _no_entry_points_import():
                 from gpiozero.pins.lgpio import LGPIOFactory
