@@ -30,6 +30,7 @@ if TYPE_CHECKING:
     from unit.app.link import Link
     from unit.app.runtime import Runtime
     from unit.app.scenario import Scenario
+    from unit.app.signals import StopSignals
     from unit.app.trace import TraceSink, TraceWriter
     from unit.backends.base import Backend
     from unit.core import Output
@@ -156,6 +157,7 @@ class Launch:
         self.backend: Backend | None = None
         self.link: Link | None = None  # the phones' link, made just after READY=1 when there is a state folder
         self._link_thread: threading.Thread | None = None
+        self.signals: StopSignals | None = None  # SIGTERM and Ctrl-C's wake-up pipe, while the runtime runs
 
     def _state_dir(self) -> str | None:
         """--state-dir, else the Pi service's folder on real pins, else (the emulator on a laptop) the user's."""
@@ -189,6 +191,7 @@ class Launch:
         from unit.app.persist import GameStore
         from unit.app.runtime import Runtime
         from unit.app.settings import SettingsStore
+        from unit.app.signals import StopSignals
         from unit.core import Unit
 
         request, scenario, state_dir = self.request, self.scenario, self.state_dir
@@ -216,17 +219,24 @@ class Launch:
         if self.backend_name == "headless" and not scenario:  # say why nothing happens
             words = i18n.words(config.language)
             print(f"monopoly-city: {words('cli.headless_waits')}", file=sys.stderr, flush=True)
+        # A signal noted just before the loop sleeps would wait for its next wake, for ever with no deadline:
+        # the wake-up pipe turns each into an input on the loop's queue (unit/app/signals.py); read from READY=1.
+        self.signals = StopSignals(runtime.stop)
         try:
             runtime.run()
         finally:
+            self.signals.close()
             if self._link_thread is not None:
                 self._link_thread.join(30)  # a link being made: made, then closed
             if self.link is not None:
                 self.link.close()
 
     def _ready(self, runtime: Runtime, backlog: Backlog | None, language: str) -> None:
-        """READY=1 is sent (on the loop): the collector resumes, and the phone link is made on its own thread."""
+        """READY=1 is sent (on the loop): the collector resumes, the signals' pipe is read, and the phone link
+        is made on its own thread (all before the loop's first wait)."""
         end_startup_pause()
+        if self.signals is not None:
+            self.signals.start()
         if backlog is not None and self.state_dir:
             state_dir = self.state_dir
             self._link_thread = threading.Thread(
