@@ -213,6 +213,22 @@ def test_shutdown_on_a_real_pi_runs_the_command(tmp_path):
     assert marker.exists()
 
 
+def test_a_shutdown_command_that_fails_once_is_run_once_more(tmp_path, caplog, monkeypatch):
+    """logind may refuse one poweroff (its polkit check raced a closing login session): the unit tries once more
+    before it gives up; a command that fails twice still ends the unit with status 1 (systemd restarts it)."""
+    monkeypatch.setattr(Gpio, "SHUTDOWN_RETRY", 0.01)
+    tries = tmp_path / "tries"
+    once = f"sh -c 'echo x >> {tries}; test $(wc -l < {tries}) -ge 2'"  # fails the first time only
+    backend = Gpio(configuration.load(), object(), shutdown_command=once)
+    assert backend.request("shutdown") is True
+    assert tries.read_text().count("x") == 2 and not getattr(backend, "shutdown_failed", False)
+    assert "once more" in caplog.text
+    never = Gpio(configuration.load(), object(), shutdown_command="false")
+    assert never.request("shutdown") is True
+    assert never.shutdown_failed
+    assert caplog.text.count("the shutdown command failed") == 3  # the first's warning, then the other's two
+
+
 class FlakyDisplay(FailingDisplay):
     """I2C errors on every other transfer, as a loose wire gives."""
 

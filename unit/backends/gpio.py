@@ -498,6 +498,8 @@ class Gpio(Backend):
     """Buttons, LED, buzzer and OLED on real or mock pins."""
 
     name = "gpio"
+    #: Seconds before the shutdown command is run a second time, after it failed once (:meth:`request`).
+    SHUTDOWN_RETRY = 2.0
 
     def __init__(
         self,
@@ -707,8 +709,16 @@ class Gpio(Backend):
                 import subprocess
 
                 log.info("shutting down: %s", self.shutdown_command)
+                command = shlex.split(self.shutdown_command)
                 try:
-                    subprocess.run(shlex.split(self.shutdown_command), check=True, timeout=30)
+                    try:
+                        subprocess.run(command, check=True, timeout=30)
+                    except subprocess.CalledProcessError as error:
+                        # Once more: logind refuses a poweroff whose polkit check raced a login session that was
+                        # closing ("Call to PowerOff failed: Stale file handle", seen in the system test).
+                        log.warning("the shutdown command failed (%s): once more in %g s", error, self.SHUTDOWN_RETRY)
+                        time.sleep(self.SHUTDOWN_RETRY)  # the unit is going down: nothing else is timed now
+                        subprocess.run(command, check=True, timeout=30)
                 except (OSError, subprocess.SubprocessError) as error:
                     log.error("the shutdown command failed: %s", error)
                     self.shutdown_failed = True  # exit 1: systemd restarts the unit, not left on the screen
