@@ -716,7 +716,9 @@ class Gpio(Backend):
                     except subprocess.CalledProcessError as error:
                         # Once more: logind refuses a poweroff whose polkit check raced a login session that was
                         # closing ("Call to PowerOff failed: Stale file handle", seen in the system test).
-                        log.warning("the shutdown command failed (%s): once more in %g s", error, self.SHUTDOWN_RETRY)
+                        log.warning(
+                            "the shutdown command was refused (%s): once more in %g s", error, self.SHUTDOWN_RETRY
+                        )
                         time.sleep(self.SHUTDOWN_RETRY)  # the unit is going down: nothing else is timed now
                         subprocess.run(command, check=True, timeout=30)
                 except (OSError, subprocess.SubprocessError) as error:
