@@ -526,7 +526,7 @@ class Gpio(Backend):
         # Claimed by open(), released by close(): None until then, so close() is always safe.
         self.inputs: dict[Button, Any] = {}
         self.led: Any = None
-        self.led_mode, self.led_since = LED_OFF, 0.0  # as the core last set it, and when (the blink counts from it)
+        self.led_wanted, self.led_since = LED_OFF, 0.0  # as the core last set it, and when (the blink counts from it)
         self._led_lit = False  # as last driven on the pin
         self._led_next: float | None = None  # the blink's next edge
         self.buzzer: Any = None
@@ -644,7 +644,7 @@ class Gpio(Backend):
         fell beside the loop's own wake-up for the same second (docs/performance.md). The pin is still
         driven through gpiozero's ``LED``.
         """
-        self.led_mode, self.led_since = led, at
+        self.led_wanted, self.led_since = led, at
         self._drive_led(self.clock())
 
     def next_deadline(self) -> float | None:
@@ -657,7 +657,7 @@ class Gpio(Backend):
 
     def _drive_led(self, now: float) -> None:
         """The pin as the blink has it at ``now``, and when it next changes (the loop's next deadline)."""
-        lit, self._led_next = led_at(self.led_mode, self.led_since, now)
+        lit, self._led_next = led_at(self.led_wanted, self.led_since, now)
         if self.led is not None and lit != self._led_lit:
             # The LED's own pin, written directly (the LED is active-high: the pin's state is its value).
             # ``LED.value`` would first look for a blink of gpiozero's to stop: about 30 us more per edge on
