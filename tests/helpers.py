@@ -569,13 +569,16 @@ _TARGETS = """(selector) => {
   const seen = [];
   for (const element of document.querySelectorAll(selector)) {
     let target = element;
-    if (element.matches("input[type=checkbox], input[type=radio]") && element.closest("label")) target = element.closest("label");
+    const label = element.closest("label");
+    if (element.matches("input[type=checkbox], input[type=radio]") && label) target = label;
     if (!target.getClientRects().length || getComputedStyle(target).visibility === "hidden") continue;
     if (target !== element && seen.some((s) => s.el === target)) continue;
     const box = target.getBoundingClientRect();
     if (box.width === 0 && box.height === 0) continue;  // visually hidden (a radio under its label)
-    const name = (target.id ? "#" + target.id : target.tagName.toLowerCase()) + " " + (target.textContent || target.value || "").trim().replace(/\\s+/g, " ").slice(0, 30);
-    seen.push({ el: target, name: name, width: Math.round(box.width * 10) / 10, height: Math.round(box.height * 10) / 10 });
+    const words = (target.textContent || target.value || "").trim().replace(/\\s+/g, " ").slice(0, 30);
+    const name = (target.id ? "#" + target.id : target.tagName.toLowerCase()) + " " + words;
+    const round = (n) => Math.round(n * 10) / 10;
+    seen.push({ el: target, name: name, width: round(box.width), height: round(box.height) });
   }
   return seen.map((s) => [s.name, s.width, s.height]);
 }"""
