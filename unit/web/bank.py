@@ -20,7 +20,6 @@ that says what will happen).
 from __future__ import annotations
 
 from collections.abc import Callable
-from urllib.parse import urlencode
 
 from starlette.requests import Request
 from starlette.responses import Response
@@ -29,7 +28,7 @@ from unit import i18n
 from unit.calculator import bank, money
 from unit.calculator import position as positions
 from unit.errors import Text, UserError, said
-from unit.web import bank_page, game
+from unit.web import amounts, bank_page, game, game_edit, reports, table
 from unit.web.common import Form, language_of, page, see_other, web_of, words_of
 from unit.web.store import Changed
 
@@ -53,13 +52,23 @@ ASK_FIRST = ("undo", "out", "drop")
 
 
 class Refusal(Exception):
-    """A tap refused: the sentence, the page's field it is about, and the status."""
+    """A tap refused: the sentence, the view's control it is about (an element id), and the status; ``choices``: the
+    answers the page offers instead (« M 500 » or « M 500k »), each sent as the form's field ``field_name``."""
 
-    def __init__(self, message: str, field: str = "", status: int = 400):
+    def __init__(
+        self,
+        message: str,
+        field: str = "",
+        status: int = 400,
+        choices: tuple[tuple[str, str], ...] = (),
+        name: str = "",
+    ):
         super().__init__(message)
         self.message = message
         self.field = field
         self.status = status
+        self.choices = choices
+        self.field_name = name
 
 
 # --- the form, as one of the bank's actions -----------------------------------------------------------
@@ -78,12 +87,21 @@ def party(game_: positions.Game, text: str, language: str) -> str | None:
     return None if text == "bank" else player_name(game_, text, language)
 
 
-def amount_of(game_: positions.Game, text: str, field: str, language: str) -> int:
-    """An amount as the table writes it (``600k``, ``1,5M``, ``200``)."""
+def amount_of(game_: positions.Game, text: str, field: str, language: str, name: str = "amount") -> int:
+    """An amount as the table writes it (``600k``, ``1,5M``, ``200``); a slip asked back (:mod:`unit.web.amounts`:
+    « M 500 ou M 500k ? » in a City game), a negative amount refused with the command line's sentence."""
     try:
-        return money.parse(text.strip(), field, language)
+        wrong = amounts.negative(text, field)
+        if wrong is not None:
+            raise wrong
+        amount = money.parse(text.strip(), field, language)
     except UserError as error:
         raise Refusal(said(error.message, i18n.words(language)), field) from None
+    slip = amounts.slip(game_, text, amount, language)
+    if slip is not None:
+        question, choices = slip
+        raise Refusal(question, field, 400, choices, name)
+    return amount
 
 
 def action_of(game_: positions.Game, form: Form, language: str) -> tuple[bank.Action, str]:
@@ -94,7 +112,7 @@ def action_of(game_: positions.Game, form: Form, language: str) -> tuple[bank.Ac
         square, op = form.get("square", ""), form.get("op", "")
         if op not in CARD_OPS:
             raise Refusal(i18n.words(language)("web.calc.unknown_action"))
-        return CARD_OPS[op](square, variant), f"h-{square}"
+        return CARD_OPS[op](square, variant), "square"
     if what == "rent":
         exempt = form.get("exempt", "")
         payer = player_name(game_, exempt or form.get("payer"), language)
@@ -102,35 +120,42 @@ def action_of(game_: positions.Game, form: Form, language: str) -> tuple[bank.Ac
         dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
         return bank.PayRent(payer, form.get("square", ""), dice, exemption=bool(exempt)), "rent"
     if what == "auction":
-        price = amount_of(game_, form.get("price", ""), "sale-price", language)
+        price = amount_of(game_, form.get("price", ""), "sale-price", language, "price")
         return bank.Buy(player_name(game_, form.get("player"), language), form.get("square", ""), price), "sale"
+    if what == "trade":
+        seller = player_name(game_, form.get("seller"), language)
+        buyer = player_name(game_, form.get("buyer"), language)
+        text = form.get("price", "").strip()
+        price = amount_of(game_, text, "price", language, "price") if text else 0
+        squares = (form.get("square", ""), *[v for k, v in sorted(form.items()) if k.startswith("also-") and v])
+        return bank.Trade(seller, buyer, squares, price), "trade"
     index = form.get("player", "")
     player = player_name(game_, index, language)
     if what == "buy":
-        return bank.Buy(player, form.get("square", "")), f"buy-{index}"
+        return bank.Buy(player, form.get("square", "")), "buy"
     if what == "player":
         op = form.get("op", "")
         if op == "salary":
-            return bank.Salary(player), f"player-{index}"
+            return bank.Salary(player), "player"
         if op == "tax":
-            return bank.PayTax(player), f"player-{index}"
+            return bank.PayTax(player), "player"
         if op.startswith("tax:"):
-            return bank.PayRent(player, op.removeprefix("tax:")), f"player-{index}"
+            return bank.PayRent(player, op.removeprefix("tax:")), "player"
         if op == "fine":
-            return bank.JailFine(player), f"player-{index}"
+            return bank.JailFine(player), "player"
     if what == "transfer":
         direction, _, other = form.get("to", "").partition(":")
         if direction not in ("to", "from"):
-            raise Refusal(i18n.words(language)("web.calc.unknown_action"), f"transfer-{index}")
+            raise Refusal(i18n.words(language)("web.calc.unknown_action"), "amount")
         them = party(game_, other, language)
-        amount = amount_of(game_, form.get("amount", ""), f"transfer-{index}", language)
+        amount = amount_of(game_, form.get("amount", ""), "amount", language)
         note = form.get("note", "").strip()[:80] or None
         if direction == "to":
-            return bank.Pay(player, them, amount, note), f"transfer-{index}"
-        return bank.Pay(them, player, amount, note), f"transfer-{index}"
+            return bank.Pay(player, them, amount, note), "amount"
+        return bank.Pay(them, player, amount, note), "amount"
     if what == "out":
         creditor = form.get("creditor", "bank")
-        return bank.Out(player, party(game_, creditor, language)), f"player-{index}"
+        return bank.Out(player, party(game_, creditor, language)), "leave"
     raise Refusal(i18n.words(language)("web.calc.unknown_action"))
 
 
@@ -152,8 +177,9 @@ def act(request: Request, form: Form) -> Response:
             settle(request, form)
             return back_to_game(name, form, {})
         if what == "buy" and form.get("op") == "auction":  # declined at the printed price: the box's auction next
-            expect(request, name, form.get("square", ""))
-            return back_to_game(name, form, {})
+            square = form.get("square", "")
+            expect(request, name, square)
+            return back_to_game(name, form, {"auction": square})
         count = undo_count(form)
         if what in ASK_FIRST and form.get("confirm") != "1" and not (what == "undo" and count == 1):
             return ask_first(request, loaded, form)
@@ -161,7 +187,7 @@ def act(request: Request, form: Form) -> Response:
             after, undone = bank.undo(loaded.game, count)
             query = {"undone": str(len(undone))}
         elif what == "drop":
-            after = game.change(loaded, {"action": "drop", "player": form.get("player", "")}, web, lang)
+            after = game_edit.change(loaded, {"action": "drop", "player": form.get("player", "")}, web, lang)
             query = {}
         else:
             action, field = action_of(loaded.game, form, lang)
@@ -172,8 +198,8 @@ def act(request: Request, form: Form) -> Response:
             query = {"done": str(len(after.history))}
     except Refusal as refusal:
         return refused(request, loaded, form, refusal)
-    except game.FieldError as error:
-        return refused(request, loaded, form, Refusal(error.message, error.field))
+    except game_edit.FieldError as error:
+        return refused(request, loaded, form, Refusal(error.message, "leave"))
     except UserError as error:
         return refused(request, loaded, form, Refusal(said(error.message, bank_page.page_words(w))))
     try:
@@ -195,30 +221,31 @@ def sale_fragment(request: Request) -> Response:
     offer = bank_page.sale_offer(request, loaded.name, loaded.game)
     if offer is None:
         return Response(status_code=204, headers={"Cache-Control": "no-store"})
-    return page(request, "bank_sale", game_name=loaded.name, version=loaded.version, game=loaded.game, sale=offer)
+    view = table.safe_view(loaded.name, request.query_params.get("view", ""))
+    return page(
+        request, "table_sale", game_name=loaded.name, version=loaded.version, game=loaded.game, sale=offer, view=view
+    )
 
 
 # --- answers --------------------------------------------------------------------------------------------
 
 
 def back_to_game(name: str, form: Form, query: dict[str, str]) -> Response:
-    """The game page after a tap: the entry just recorded shown with its undo, back at the card tapped."""
-    if form.get("variant") in game.VARIANTS:
-        query = {"variant": form["variant"]} | query
-    anchor = form.get("anchor", "")
-    return see_other(
-        f"/games/{name}" + (f"?{urlencode(query)}" if query else "") + (f"#{anchor}" if anchor.isalnum() else "")
-    )
+    """The view the tap came from, with the entry just recorded shown with its undo."""
+    return see_other(table.after_tap(name, form, query))
 
 
 def refused(request: Request, loaded: game.Loaded, form: Form, refusal: Refusal) -> Response:
-    """The page the tap came from, as the file is now, saying why nothing was paid."""
+    """The view the tap came from, as the file is now, saying why nothing was paid, what was typed kept."""
     if form.get("back") == "rent":
-        return game.show_rent(
+        return reports.show_rent(
             request, loaded, form.get("square", ""), form.get("dice", ""), refusal.message, refusal.status
         )
-    error = game.FieldError(refusal.message, refusal.field)
-    return game.show_game(request, loaded, form.get("variant"), error, refusal.status)
+    said_ = table.ViewRefusal(refusal.message, refusal.field)
+    if refusal.choices:  # a question instead: the same form, with each answer in place of what was typed
+        fields = tuple((k, v) for k, v in form.items() if k not in ("csrf", refusal.field_name))
+        said_ = table.ViewRefusal(refusal.message, refusal.field, refusal.choices, fields, refusal.field_name)
+    return table.refusal_view(request, loaded, form, said_, refusal.status)
 
 
 def ask_first(request: Request, loaded: game.Loaded, form: Form) -> Response:
@@ -242,7 +269,7 @@ def ask_first(request: Request, loaded: game.Loaded, form: Form) -> Response:
         title = w("web.bank.ask_drop", p=player_name(game_, form.get("player"), lang))
     fields = {k: v for k, v in form.items() if k not in ("csrf", "confirm")}
     confirm = {"title": title, "lines": lines, "fields": fields}
-    return game.show_game(request, loaded, form.get("variant"), None, 200, confirm=confirm)
+    return table.show_path(request, loaded, form.get("view", ""), 200, confirm=confirm)
 
 
 def undo_count(form: Form) -> int:
