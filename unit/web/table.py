@@ -127,6 +127,8 @@ def frame(request: Request, loaded: Loaded, name: str, view: str, status: int = 
     squares = squares_of(game)
     finder = [{"n": s.name, "k": s.key, "o": s.owner or ""} for s in squares]
     refusal = values.pop("refusal", None)
+    sale = bank_page.sale_offer(request, loaded.name, game)
+    here = refusal is not None and (refusal.field in SAID_BESIDE[name] or (refusal.field == "sale-price" and sale))
     response = page(
         request,
         f"table_{name}",
@@ -141,8 +143,9 @@ def frame(request: Request, loaded: Loaded, name: str, view: str, status: int = 
         base=view_path(loaded.name),
         path=lambda *parts: view_path(loaded.name, *parts),
         error=refusal,
+        error_here=here,
         typed=values.pop("typed", {}),
-        sale=bank_page.sale_offer(request, loaded.name, game),
+        sale=sale,
         auction=query.get("auction", "") if query.get("auction", "") in {s.name for s in squares} else "",
         finder_list=finder,
         fragment=request.headers.get("x-fragment") == "1",
@@ -151,6 +154,17 @@ def frame(request: Request, loaded: Loaded, name: str, view: str, status: int = 
     )
     response.set_cookie(LAST_GAME_COOKIE, loaded.name, max_age=30 * 86400, samesite="strict")
     return response
+
+
+#: The controls each view says a refusal beside (its ``field``); any other refusal is said at the top of the view.
+SAID_BESIDE: dict[str, frozenset[str]] = {
+    "home": frozenset({"new-player"}),
+    "player": frozenset({"player", "amount", "cash", "exemption", "add", "leave"}),
+    "buy": frozenset({"buy"}),
+    "square": frozenset({"buy", "rent", "square", "fix"}),
+    "trade": frozenset({"price", "trade"}),
+    "history": frozenset({"history"}),
+}
 
 
 @dataclass(frozen=True)
