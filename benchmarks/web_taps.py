@@ -22,7 +22,6 @@ that commit's version of this file plays.
 
 from __future__ import annotations
 
-import contextlib
 import shutil
 import sys
 import tempfile
@@ -271,7 +270,7 @@ def flows(thumb: Thumb, base: str, name: str, folder: Path, unit: Any) -> Iterat
 
 def measure() -> dict[str, Count]:
     """Every transaction's count, on a fresh evening, with a unit running (short auctions) and the phone paired."""
-    from helpers import RunningUnit, browser
+    from helpers import RunningUnit, browser, serving_data
 
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
@@ -310,30 +309,6 @@ def pair(page: Any, base: str, unit: Any) -> None:
         page.click("#pair")
     page.wait_for_selector("[data-button='auction']")
     unit.press("power")  # the game on: the box's auctions run
-
-
-@contextlib.contextmanager
-def serving_data(folder: Path, state: Path | None = None) -> Iterator[str]:
-    """The web application on ``folder`` as its data folder (``state``: the unit's), under uvicorn on loopback."""
-    import threading
-
-    import uvicorn
-    from helpers import free_port, wait_for
-
-    from unit.web.app import create_app
-
-    port = free_port()
-    app = create_app(state, "fr", folder)
-    app.state.web.hub.listening = ("127.0.0.1", port)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_for(lambda: server.started, 10, "the web service to start")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
 
 
 def over(counts: dict[str, Count]) -> list[str]:

@@ -393,6 +393,28 @@ def serving(state_dir: Path | None, language: str = "fr") -> Iterator[str]:
         thread.join(10)
 
 
+@contextlib.contextmanager
+def serving_data(data: Path, state_dir: Path | None = None, language: str = "fr") -> Iterator[str]:
+    """The web application on ``data`` as the calculator's folder (``state_dir``: the unit's, or None), under
+    uvicorn in a thread on a free loopback port: yields its base URL."""
+    import uvicorn
+
+    from unit.web.app import create_app
+
+    port = free_port()
+    app = create_app(state_dir, language, data)
+    app.state.web.hub.listening = ("127.0.0.1", port)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    wait_for(lambda: server.started, 10, "the web service to start")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
 # --- the calculator's sample files and forms -------------------------------------------------------------
 
 THREE_DISTRICTS = """\

@@ -6,16 +6,21 @@
   const main = document.getElementById("main");
   if (!main) return;
   const $ = (id) => document.getElementById(id);
-  let busy = false;
+  let busy = null; // the request on its way: a tap (POST) is never sent twice; a newer view replaces a view
 
   // --- a view swapped in: the server's <main> alone (X-Fragment), the address and the title follow ---------
   async function show(url, options, push) {
-    if (busy) return;
-    busy = true;
+    const posting = !!(options && options.method === "POST");
+    if (busy && (busy.posting || posting)) return; // a tap on its way: wait for its answer
+    if (busy) busy.abort();
+    const mine = new AbortController();
+    mine.posting = posting;
+    busy = mine;
     document.body.dataset.busy = "1";
     const started = performance.now();
     try {
-      const answer = await fetch(url, Object.assign({ credentials: "same-origin", headers: { "X-Fragment": "1" } }, options || {}));
+      const request = { credentials: "same-origin", headers: { "X-Fragment": "1" }, signal: mine.signal };
+      const answer = await fetch(url, Object.assign(request, options || {}));
       const type = answer.headers.get("content-type") || "";
       if (!type.startsWith("text/html")) {
         window.location.assign(answer.url || url); // a file, a plain refusal: the browser shows it
@@ -44,10 +49,12 @@
       }
       window.mcLastSwap = { url: answer.url, status: answer.status, ms: performance.now() - started };
     } catch (error) {
-      window.location.assign(url); // the network: let the browser try it as a page
+      if (error.name !== "AbortError") window.location.assign(url); // the network: the browser tries it as a page
     } finally {
-      busy = false;
-      delete document.body.dataset.busy;
+      if (busy === mine) {
+        busy = null;
+        delete document.body.dataset.busy;
+      }
     }
   }
 
