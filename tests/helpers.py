@@ -529,18 +529,39 @@ def create(page, base: str, name: str, edition: str, players: str) -> None:
     page.wait_for_url(f"**/games/{name}")
 
 
+def answered(page) -> None:
+    """The view's answer is in: the page's script swapped it in (or the browser loaded it)."""
+    page.wait_for_selector("body:not([data-busy])", state="attached")
+    page.wait_for_selector(".table", state="attached")
+
+
+def view(page, path: str = "") -> None:
+    """A view of the game the page shows, by its path below the game (``/square/Les Halles``), as a link would."""
+    game = page.url.split("/games/", 1)[1].split("/", 1)[0].split("?", 1)[0]
+    base = page.url.split("/games/", 1)[0]
+    page.goto(f"{base}/games/{game}{path}")
+    page.wait_for_selector(".table")
+
+
 def buy(page, player: int, square: str) -> None:
-    page.select_option(f"#buy-{player}", square)
-    page.click(f"#buy-{player}-go")
-    page.wait_for_selector(f"#p{player} article[data-square='{square}']")
+    """From any view of the game: the player's chip, « Buy… », the square at its printed price (one tap each);
+    back on the player's view, the square among theirs."""
+    page.click(f"#chip-{player}")
+    answered(page)
+    page.click("#to-buy")
+    answered(page)
+    page.click(f"#buy-grid button[value='{square}']")
+    answered(page)
+    page.wait_for_selector(f"#holdings a:has-text('{square}')")
 
 
 def tap(page, square: str, value: str) -> None:
-    """One tap on a district's card (``residential=3``, ``skyscraper=1``), among its corrections made without
-    paying (the bank's taps are test_web_bank_browser.py's); the page comes back."""
-    page.locator(f"article[data-square='{square}'] details.fix").evaluate("details => { details.open = true; }")
-    with page.expect_navigation():  # the answer is a new page (a redirect, or the refusal)
-        page.click(f"article[data-square='{square}'] button[value='{value}']")
+    """One correction made without paying on a square's view (``residential=3``, ``skyscraper=1``), among its
+    folded corrections (the bank's taps are test_web_bank_browser.py's); the view comes back."""
+    view(page, f"/square/{square}")
+    page.locator("#fix-square").evaluate("details => { details.open = true; }")
+    page.click(f"#fix-square button[value='{value}']")
+    answered(page)
 
 
 def shown_fortunes(page) -> dict[str, int]:
