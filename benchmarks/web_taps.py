@@ -22,6 +22,7 @@ that commit's version of this file plays.
 
 from __future__ import annotations
 
+import contextlib
 import shutil
 import sys
 import tempfile
@@ -268,9 +269,19 @@ def flows(thumb: Thumb, base: str, name: str, folder: Path, unit: Any) -> Iterat
 # --- running it ----------------------------------------------------------------------------------------------
 
 
-def measure() -> dict[str, Count]:
-    """Every transaction's count, on a fresh evening, with a unit running (short auctions) and the phone paired."""
-    from helpers import RunningUnit, browser, serving_data
+def measure(chromium: Any = None) -> dict[str, Count]:
+    """Every transaction's count, on a fresh evening, with a unit running (short auctions) and the phone paired
+    (``chromium``: a browser already launched, or None to launch one)."""
+    from helpers import browser
+
+    with contextlib.ExitStack() as stack:
+        if chromium is None:
+            chromium = stack.enter_context(browser())
+        return played(chromium)
+
+
+def played(chromium: Any) -> dict[str, Count]:
+    from helpers import RunningUnit, serving_data
 
     with tempfile.TemporaryDirectory() as tmp:
         state = Path(tmp) / "state"
@@ -281,7 +292,6 @@ def measure() -> dict[str, Count]:
         with (
             RunningUnit(state, AUCTION) as unit,
             serving_data(folder, state) as base,
-            browser() as chromium,
         ):
             context = chromium.new_context(
                 viewport=VIEWPORT, device_scale_factor=1, is_mobile=True, has_touch=True, locale="fr"
@@ -319,7 +329,8 @@ def over(counts: dict[str, Count]) -> list[str]:
         if count is None:
             wrong.append(f"{what}: not played")
         elif count.taps > taps or count.letters > letters or count.scroll:
-            wrong.append(f"{what}: {count.said()} (at most {taps} taps{f' + {letters} letters' if letters else ''})")
+            allowed = f"at most {taps} taps{f' + {letters} letters' if letters else ''}"
+            wrong.append(f"{what}: {count.said()} ({allowed}; {'; '.join(count.notes)})")
     return wrong
 
 
