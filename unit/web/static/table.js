@@ -178,7 +178,14 @@
       const url = `/games/${encodeURIComponent(here.dataset.game)}/sale?view=${encodeURIComponent(here.dataset.view)}`;
       fetch(url, { credentials: "same-origin", headers: { "X-Fragment": "1" } })
         .then((answer) => (answer.status === 200 ? answer.text() : null))
-        .then((html) => { const now = $("sale-slot"); if (html !== null && now) { now.innerHTML = html; now.scrollIntoView({ block: "nearest" }); } })
+        .then((html) => {
+          const now = $("sale-slot");
+          if (html === null || !now) return;
+          now.innerHTML = html;
+          const note = $("auction-note"); // « … up for auction: press AUCTION »: done, the sale is here
+          if (note) note.remove();
+          now.scrollIntoView({ block: "nearest" });
+        })
         .catch(() => {});
     };
     const stream = new EventSource("/events");
