@@ -328,7 +328,7 @@ def test_a_classic_game_builds_evenly_and_counts_both_variants(app, data):
             "9 bâtiments sur Les Halles",
         ),
         ({"action": "set", "square": "Port Sud", "kv": "residential=1"}, "", "personne ne possède Port Sud"),
-        ({"action": "cash", "player": "0", "value": "-5M"}, "cash-0", "au moins 0"),
+        ({"action": "cash", "player": "0", "value": "-5M"}, "cash-0", "sans signe moins"),  # the command line's
         ({"action": "cash", "player": "0", "value": "1.5"}, "cash-0", "1,5M"),
         ({"action": "set", "square": "Les Halles", "kv": "residential=-1"}, "h-Les Halles", "0 à 99"),
         ({"action": "set", "square": "Les Halles", "key": "hazard", "value": "volcano"}, "h-Les Halles", "volcano"),

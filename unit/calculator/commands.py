@@ -26,7 +26,8 @@ from unit.calculator import money, rules
 from unit.calculator import position as positions
 from unit.calculator.city import MonopolyCity
 from unit.calculator.names import Names
-from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation, said, words
+from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation
+from unit.calculator.words import said, words
 from unit.errors import ArgumentError, Text, UserError
 from unit.fields import name_key
 from unit.yamlfile import printed_lines
