@@ -13,9 +13,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from unit import i18n
 from unit.calculator import money
 from unit.cli import main
-from unit import i18n
 from unit.errors import Text, UserError
 
 LANGUAGES = ("fr", "en")

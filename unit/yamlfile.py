@@ -116,9 +116,9 @@ def read_bounded(path: str | Path, *, what: str = "file", limit: int = MAX_BYTES
         raise UserError(name, Text("errors.cannot_read", why=refusal.why)) from None
 
 
-def load(path: str | Path, *, what: str = "file") -> object:
+def load(path: str | Path, *, what: str = "file", aliases: bool = True) -> object:
     """Read ``path`` (bounded, regular files only) and parse it; raise :class:`UserError` on any problem."""
-    return parse(read_bounded(path, what=what), str(path), what=what)
+    return parse(read_bounded(path, what=what), str(path), what=what, aliases=aliases)
 
 
 def parse(raw: bytes | str, name: str, *, what: str = "file", aliases: bool = True) -> object:

@@ -117,6 +117,8 @@ def apply(game: Game, action: Action, kind: Rules | None = None) -> tuple[Game, 
     ``kind``: the game's rules, as the caller looked them up once (:func:`unit.calculator.rules.of`)."""
     kind = kind or rules.of(game)
     entry, variant = _entry(game, kind, action)
+    if isinstance(action, RecordHandChange):  # the players show the change already: the history writes it down
+        return ledger.record(game, entry), entry
     after = ledger.commit(game, entry)
     too_much = next((p for p in after.players if p.cash > money.MAX_AMOUNT), None)
     if too_much is not None:  # the loader reads no more: never written (issue 28)

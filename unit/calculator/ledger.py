@@ -54,6 +54,13 @@ def commit(game: Game, entry: Entry) -> Game:
     return replace(game, players=table.players(), history=(*game.history, entry), start=start)
 
 
+def record(game: Game, entry: Entry) -> Game:
+    """``game`` with ``entry`` added to its history and its players as they are: a change made by hand, which the
+    players already show (:func:`correction`); start + history = players again."""
+    start = game.start if game.history else game.players
+    return replace(game, history=(*game.history, entry), start=start)
+
+
 def revert(game: Game, entry: Entry) -> Game:
     """The position before ``entry``, the last of the history; refused when the file no longer matches it."""
     if not game.history or game.history[-1] != entry:

@@ -203,7 +203,7 @@ EditionLoader = Callable[..., editions.Edition]
 
 
 def load(path: str, language: str = "fr") -> Game:
-    return parse(yamlfile.load(path, what="game file"), str(path), Path(path).parent, language)
+    return parse(yamlfile.load(path, what="game file", aliases=False), str(path), Path(path).parent, language)
 
 
 def parse(

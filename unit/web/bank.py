@@ -230,10 +230,14 @@ def correction(square: str, key: str, text: str, kind: Rules, variant: str | Non
 # --- the one write path, as the pages take it -------------------------------------------------------------
 
 
-def write(request: Request, loaded: game.Loaded, change: gamefile.Change[T], field: str) -> gamefile.Recorded[T]:
+def write(
+    request: Request, loaded: game.Loaded, change: gamefile.Change[T], field: str, record_hand: bool = True
+) -> gamefile.Recorded[T]:
     """``change`` written through :func:`unit.calculator.gamefile.record` from the version the page showed, the game
     the page read used as it is (kept), the phones' quota checked; kept again as written. A refusal is
-    :class:`TapRefused` with its sentence and status (409: the game changed; 507: the disk or the quota)."""
+    :class:`TapRefused` with its sentence and status (409: the game changed; 507: the disk or the quota).
+    ``record_hand``: a change made by hand is recorded first (an undo says it instead, and the hand's own tap
+    records it)."""
     web = web_of(request)
     store = web.store
     path = store.path("game", loaded.name)
@@ -249,6 +253,7 @@ def write(request: Request, loaded: game.Loaded, change: gamefile.Change[T], fie
             reader=store.game_bytes,
             source=loaded.file,
             room=lambda size: make_room(store.root, path, size, store.quota),
+            record_hand=record_hand,
         )
     except (gamefile.Changed, gamefile.Busy):
         raise TapRefused(w("web.bank.changed"), "", 409) from None
@@ -303,11 +308,11 @@ def _act(request: Request, loaded: game.Loaded, form: Form) -> Response:
     if what in ASK_FIRST and form.get("confirm") != "1" and not (what == "undo" and count == 1):
         return ask_first(request, loaded, form)
     if what == "undo":
-        undone = write(request, loaded, undoing(count), "").result
+        undone = write(request, loaded, undoing(count), "", record_hand=False).result
         query = {"undone": str(len(undone.entries))}
     else:
         action, field = action_of(loaded.game, form, lang)
-        done = write(request, loaded, applying(action), field)
+        done = write(request, loaded, applying(action), field, not isinstance(action, actions.RecordHandChange))
         query = {"done": str(len(done.file.game.history))}
     if what == "auction":
         settle(request, form)
