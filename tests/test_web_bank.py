@@ -26,7 +26,7 @@ from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from unit import i18n  # noqa: E402
-from unit.calculator import bank, money  # noqa: E402
+from unit.calculator import bank, ledger, money  # noqa: E402
 from unit.calculator import position as positions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
 from unit.web.bank_page import Sales  # noqa: E402
@@ -554,6 +554,7 @@ def test_whatever_the_phones_tap_the_cash_and_the_bank_stay_consistent(taps, tmp
             assert path.read_bytes() == before
         assert base() == expected, form  # a player leaves only with nothing, or by a bankruptcy: no money vanishes
         assert path.read_text(encoding="utf-8") == positions.dumps(game_of(path), "trois.edition.yaml")
+        assert ledger.differences(game_of(path)) == ()  # start + history = the position the page wrote
     game = game_of(path)
     if game.history:
         phone.look()

@@ -33,7 +33,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Generic, TypeVar
 
-from unit import files, yamlfile
+from unit import fields, files, yamlfile
 from unit.calculator import bank, ledger, rules
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
@@ -299,10 +299,25 @@ def _write(path: Path, name: str, data: bytes) -> None:
 
 def _verified(file: GameFile, after: Game, language: str) -> str:
     """The text to write for ``after``, read back as the loader reads it and found to be ``after``; only what was
-    written anew is read (the history kept as it was read was read); :class:`Unwritable` otherwise."""
+    written anew is read: the history kept as read was read, and in a file this module wrote (``written``), a player
+    or a start unchanged is the same text as before, read when it was written. :class:`Unwritable` otherwise."""
     written = positions.write_after(file.text, file.game, after, file.edition_ref, file.written)
-    fresh = after if written.whole else replace(after, history=after.history[written.kept :])
-    _check(written.fresh, fresh, file.path, file.source, language)
+    if written.whole or not file.written:
+        fresh = after if written.whole else replace(after, history=after.history[written.kept :])
+        _check(written.fresh, fresh, file.path, file.source, language)
+        return written.text
+    before = file.game
+    changed = tuple(p for i, p in enumerate(after.players) if i >= len(before.players) or before.players[i] != p)
+    keys = [fields.name_key(p.name) for p in after.players]
+    if not after.players or len(set(keys)) != len(keys):  # what the loader checks across the players
+        raise Unwritable(file.source, Text("bank.reads_otherwise"))
+    sample = replace(
+        after,
+        players=changed or after.players[:1],
+        history=after.history[written.kept :],
+        start=after.start if after.start != before.start else None,
+    )
+    _check(positions.dumps(sample, file.edition_ref), sample, file.path, file.source, language)
     return written.text
 
 
