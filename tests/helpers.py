@@ -652,3 +652,11 @@ def assert_accessible(page: Any, what: str = "") -> None:
     assert not violations, f"{where}: axe-core: " + "\n".join(violations)
     small = small_targets(page)
     assert not small, f"{where}: controls under {THUMB} CSS px: {small}"
+
+
+def without_revision(text: str | bytes) -> str:
+    """A game file's text without its ``revision:`` line: every write adds one to it (a version never repeats), so
+    a file undone back to where it was is that file but for this line."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    return re.sub(r"(?m)^revision: \d+\n", "", text)

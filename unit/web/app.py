@@ -5,7 +5,7 @@ the one route table of every page, the one handler of refusals, the body limit a
 The endpoints are plain functions of a request, at module level, in :mod:`unit.web.live` (the unit's
 pages: ``/``, ``/remote``, ``/settings``, ``/share``, ``/events``...), :mod:`unit.web.game` (``/games``),
 :mod:`unit.web.table` (a game's views), :mod:`unit.web.reports` (its rent, fortunes, check), :mod:`unit.web.bank`
-and :mod:`unit.web.game_edit` (its writes) and :mod:`unit.web.editions` (``/editions``); what they share is in
+(its writes) and :mod:`unit.web.editions` (``/editions``); what they share is in
 :mod:`unit.web.common`.
 """
 
@@ -21,7 +21,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from unit.web import bank, bank_page, editions, game, game_edit, live, reports, table
+from unit.web import bank, bank_page, editions, game, live, reports, table
 from unit.web.common import HERE, Web, form_endpoint, not_saved, refused
 from unit.web.security import BodyLimit
 from unit.web.store import NotSaved
@@ -48,9 +48,9 @@ def routes() -> list[BaseRoute]:
         # The calculator: the games.
         Route("/games", game.games_page, methods=GET),
         Route("/games", form_endpoint(game.create), methods=POST),
-        # The game at the table: one screen per action (unit/web/table.py); its corrections (unit/web/game_edit.py).
+        # The game at the table: one screen per action (unit/web/table.py); its corrections (unit/web/bank.py).
         Route("/games/{name}", table.table_page, methods=GET),
-        Route("/games/{name}", form_endpoint(game_edit.edit), methods=POST),
+        Route("/games/{name}", form_endpoint(bank.edit), methods=POST),
         Route("/games/{name}/player/{i}", table.player_page, methods=GET),
         Route("/games/{name}/player/{i}/buy", table.buy_page, methods=GET),
         Route("/games/{name}/square/{square}", table.square_page, methods=GET),
@@ -99,7 +99,8 @@ def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str
     app = Starlette(
         routes=routes(),
         middleware=[body_limit],
-        exception_handlers={HTTPException: refused, NotSaved: not_saved},  # quota, full disk: 507
+        # one handler per refusal type: a request's line, a full disk's, a tap's (the page again, with why)
+        exception_handlers={HTTPException: refused, NotSaved: not_saved, bank.TapRefused: bank.refusal_page},
         lifespan=lifespan,
     )
     app.state.web = Web(state_dir, language, data_dir)

@@ -6,42 +6,36 @@ Routes (docs/phone.en.md, « An evening: the calculator »)::
     POST /games                    start a game (an edition, the players)
 
 The game's views are :mod:`unit.web.table` (the table, a player, a square, the history), its reports
-:mod:`unit.web.reports` (a rent, the fortunes, the check, the file), its corrections :mod:`unit.web.game_edit` and
-its bank :mod:`unit.web.bank`; they all read the game through :func:`load` (:class:`Loaded`: the file's text,
+:mod:`unit.web.reports` (a rent, the fortunes, the check, the file), its writes (the bank's taps and the corrections)
+:mod:`unit.web.bank`; they all read the game through :func:`load` (:class:`Loaded`: the file's text,
 version and game, kept by :class:`unit.web.caches.GameCache`).
 """
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from starlette.requests import Request
 from starlette.responses import Response
 
-from unit import yamlfile
-from unit.calculator import classic, rules
+from unit.calculator import classic, gamefile, names, rules
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.errors import MonopolyCityError, Text, UserError, said
 from unit.fields import name_key
 from unit.web.common import Form, Refused, RefusedPage, Web, language_of, page, see_other, slug_of, web_of, words_of
-from unit.web.store import Changed
+from unit.web.store import make_room
 
 VARIANTS = classic.VARIANTS
-MAX_PLAYERS = 12  # a table; the file stays small whatever a phone sends
-PLAYER_NAME_CHARS = 40
-
-
-def player_name_fits(name: str) -> bool:
-    """A player's name as the page takes it: one line of at most PLAYER_NAME_CHARS characters."""
-    return 0 < len(name) <= PLAYER_NAME_CHARS and name.isprintable()
 
 
 # --- reading a game -------------------------------------------------------------------------------
 
 
 class Loaded:
-    """A game file as read: its text, version, data, the game, and the edition as the file names it."""
+    """A game file as read: its text, version, data, the game, its rules (looked up once for the request), and the
+    edition as the file names it."""
 
     def __init__(self, web: Web, name: str, language: str):
         store = web.store
@@ -52,11 +46,17 @@ class Loaded:
         kept = web.games.get(store, name, self.version, language)
         if kept is not None:
             self.game, self.edition_ref, self.written = kept.game, kept.ref, kept.written
-            return
-        data = yamlfile.parse(self.text, self.file, what="game file")
-        self.game = positions.parse(data, self.file, store.root, language, web.editions.load)
-        self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping, a text
-        web.games.keep(name, self.version, language, self.game, self.edition_ref)
+        else:
+            path = store.path("game", name)
+            read = gamefile.parse(path, self.text.encode("utf-8"), language, web.editions.load, self.file)
+            self.game, self.edition_ref = read.game, read.edition_ref
+            web.games.keep(name, self.version, language, self.game, self.edition_ref)
+        self.rules = rules.of(self.game)
+
+    def as_file(self, path: Path) -> gamefile.GameFile:
+        """The game file as :mod:`unit.calculator.gamefile` takes it (the write path uses it as it is when the file
+        on disk is still these bytes)."""
+        return gamefile.GameFile(path, self.text.encode("utf-8"), self.game, self.edition_ref, self.written, self.file)
 
 
 def variant_of(game: positions.Game, text: str | None) -> str | None:
@@ -74,6 +74,22 @@ def squares_of(game: positions.Game) -> list[dict[str, Any]]:
             {"name": name, "kind": kind, "group": group, "owner": owner, "key": name_key(f"{name} {owner or ''}")}
         )
     return out
+
+
+# --- who may be added: one check for the page and the command line (unit.calculator.names) --------------
+
+MAX_PLAYERS = names.MAX_PLAYERS
+PLAYER_NAME_CHARS = names.PLAYER_NAME_CHARS
+
+
+def player_name_fits(name: str) -> bool:
+    """A player's name as the page takes it: :func:`unit.calculator.names.player_name`'s, one line of at most
+    PLAYER_NAME_CHARS characters."""
+    try:
+        names.player_name(name, "name")
+    except UserError:
+        return False
+    return True
 
 
 # --- the pages ------------------------------------------------------------------------------------
@@ -128,11 +144,11 @@ def create(request: Request, form: Form) -> Response:
     if title is not None:  # the file's name is made from it, and stays in the addresses
         name = slug_of(title, store.names("game")) or title
     edition = form.get("edition", "")
-    names = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
+    typed = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
     shipped = list(editions.SHIPPED)
     if edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
         return games_list(request, w("web.calc.no_edition"), 400, form)
-    if len(names) > MAX_PLAYERS or not all(player_name_fits(n) for n in names):
+    if len(typed) > MAX_PLAYERS or not all(player_name_fits(n) for n in typed):
         return games_list(request, w("web.calc.player_name", n=PLAYER_NAME_CHARS), 400, form)
     try:
         store.path("game", name)
@@ -140,12 +156,17 @@ def create(request: Request, form: Form) -> Response:
         kind_rules = rules.of(found)
         cash = kind_rules.starting_cash(found)
         owned = kind_rules.holdings_key
-        data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in names]}
+        data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in typed]}
         game = positions.parse(
             data | ({} if title is None else {"title": title}), f"{name}.game.yaml", store.root, lang
         )
-        store.write("game", name, positions.dumps(game, edition), None)
-    except Changed:
+        path = store.path("game", name)
+
+        def room(size: int) -> None:
+            make_room(store.root, path, size, store.quota)
+
+        gamefile.create(path, game, edition, language=lang, reader=store.game_bytes, source=path.name, room=room)
+    except gamefile.Changed:
         return games_list(request, w("web.calc.exists", name=title or name), 409, form)
     except UserError as error:
         return games_list(request, said(error.message, w), 400, form)
@@ -158,6 +179,10 @@ def edition_title(web: Web, ref: str, language: str) -> str:
         return web.editions.load(ref, web.store.root, "edition", language).name
     except UserError:
         return ref.removesuffix(".edition.yaml")
+
+
+#: The last game this phone opened: the live view's link to the box's auction sale (unit/web/bank_page.py).
+LAST_GAME_COOKIE = "mc_game"
 
 
 #: The last game this phone opened: the live view's link to the box's auction sale (unit/web/bank_page.py).

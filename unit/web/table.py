@@ -12,10 +12,10 @@ Routes (docs/phone.en.md, « The bank: an evening »)::
 Every view has the players on top (a tap: their view) and the square finder, and fits a 360x640 screen; the
 history is one tap away. A view is a page of its own (every form works without a script); the page's script
 (static/table.js) asks for the view's ``<main>`` alone (``X-Fragment: 1``) and swaps it in, so a tap updates the
-view without loading the page again. The taps post to :mod:`unit.web.bank` (the bank) and :mod:`unit.web.game_edit`
-(corrections) with ``view``, the path of the view they came from: the answer is that view again, with the entry
-just recorded and its undo, or, when refused, with the sentence beside the control and what was typed kept
-(:func:`refusal_view`).
+view without loading the page again. The taps post to :mod:`unit.web.bank` (the bank's taps and the corrections,
+each an entry of the history) with ``view``, the path of the view they came from: the answer is that view
+again, with the entry just recorded and its undo, or, when refused, with the sentence beside the control and what
+was typed kept (:func:`refusal_view`).
 
 Only what the rules allow is offered: each tap is tried on the position as it is (:func:`allowed`); a tap refused
 only for the cash stays (the refusal says what the player can do), and so does one the edition lacks a value for
