@@ -8,8 +8,9 @@ box's countdown, buildings, rents found by three letters and paid in one tap, th
 its lift, « 500 » asked back (M 500 or M 500k), a negative amount refused with the command line's sentence, a trade
 undone, a mistaken payment undone from its line, several entries undone after the question, a file edited by hand
 met by undo (named, recorded as an entry, undone), a correction made without paying undone, a payment larger than
-the cash refused with what was typed kept — and after every step the phone's fortunes page equal to ``monopoly-city fortune`` run in-process on the same file. Two pages at once: the older
-page's tap is refused (409) and shows the game as it is. Skipped with one line when there is no Chromium.
+the cash refused with what was typed kept — and after every step the phone's fortunes page equal to
+``monopoly-city fortune`` run in-process on the same file. Two pages at once: the older page's tap is refused (409)
+and shows the game as it is. Skipped with one line when there is no Chromium.
 
 ``make golden`` rewrites the views' screenshots (360x640, French and English) under docs/images/phone/, through
 :func:`test_phone_sized_screenshots_of_the_views`: each is taken after the view is checked.
