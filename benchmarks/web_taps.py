@@ -66,6 +66,11 @@ class Count:
         return " + ".join(parts)
 
 
+#: Whether a control's middle is the control itself (not a bar fixed over it): what a thumb would touch there.
+UNCOVERED = """(el) => { const r = el.getBoundingClientRect();
+  const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2); return !!at && el.contains(at); }"""
+
+
 class Thumb:
     """A banker's thumb on one page: every tap, letter and scroll counted into :attr:`count`."""
 
@@ -89,6 +94,11 @@ class Thumb:
             after = self.page.evaluate("window.scrollY")
             self.count.scroll += abs(after - before)
             self.count.notes.append(f"scrolled to {selector}")
+        elif not found.evaluate(UNCOVERED):  # on the screen but under a bar fixed to its edge: scrolled to, too
+            before = self.page.evaluate("window.scrollY")
+            self.page.evaluate("(px) => window.scrollBy(0, px)", box["height"] * 2)
+            self.count.scroll += abs(self.page.evaluate("window.scrollY") - before) or 1
+            self.count.notes.append(f"{selector} under a fixed bar")
         return found
 
     def tap(self, selector: str, then: str | None = None, navigates: bool = False) -> None:

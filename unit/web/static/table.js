@@ -128,41 +128,21 @@
     keys();
   }
 
-  // k and M for amounts (a phone's number keyboard has no letters), as on the Editions pages.
-  let keysBar = null;
-  let last = null;
+  // k and M for amounts (a phone's number keyboard has no letters), beside each amount: they type in its field.
   function keys() {
-    if (!keysBar) {
-      keysBar = document.createElement("div");
-      keysBar.className = "keys";
-      keysBar.id = "keys";
-      keysBar.hidden = true;
-      for (const key of ["k", "M"]) {
-        const button = document.createElement("button");
-        button.type = "button";
-        button.dataset.key = key;
-        button.textContent = key;
-        keysBar.append(button);
-      }
-      document.body.append(keysBar);
-      keysBar.addEventListener("pointerdown", (event) => event.preventDefault()); // keep the field's focus
-      keysBar.addEventListener("click", (event) => {
+    for (const group of main.querySelectorAll(".amount-keys:not([data-ready])")) {
+      group.dataset.ready = "1";
+      group.hidden = false;
+      const field = group.parentElement.querySelector("input.amount");
+      group.addEventListener("pointerdown", (event) => event.preventDefault()); // the field keeps the focus
+      group.addEventListener("click", (event) => {
         const key = event.target.dataset && event.target.dataset.key;
-        if (!key || !last) return;
-        last.setRangeText(key, last.selectionStart, last.selectionEnd, "end");
-        last.dispatchEvent(new Event("input", { bubbles: true }));
-        last.focus();
-      });
-      document.addEventListener("focusin", (event) => {
-        const amount = event.target.classList && event.target.classList.contains("amount");
-        keysBar.hidden = !amount;
-        if (amount) last = event.target;
-      });
-      document.addEventListener("focusout", () => {
-        setTimeout(() => {
-          const active = document.activeElement;
-          keysBar.hidden = !(active && active.classList && active.classList.contains("amount"));
-        }, 0);
+        if (!key || !field) return;
+        const end = field.selectionEnd === null ? field.value.length : field.selectionEnd;
+        const start = field.selectionStart === null ? end : field.selectionStart;
+        field.setRangeText(key, start, end, "end");
+        field.dispatchEvent(new Event("input", { bubbles: true }));
+        field.focus();
       });
     }
   }
@@ -184,6 +164,7 @@
           now.innerHTML = html;
           const note = $("auction-note"); // « … up for auction: press AUCTION »: done, the sale is here
           if (note) note.remove();
+          keys();
           now.scrollIntoView({ block: "nearest" });
         })
         .catch(() => {});
