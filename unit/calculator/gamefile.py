@@ -210,7 +210,7 @@ def record(
             raise Changed(name)
         file = kept if kept is not None and kept.data == data else parse(where, data, language, load_edition, name)
         kind = file.rules
-        game = ledger.with_start(file.game)
+        game = _with_start(file, language)
         hand = None
         if record_hand and file.differences:
             try:
@@ -319,6 +319,21 @@ def _verified(file: GameFile, after: Game, language: str) -> str:
     )
     _check(positions.dumps(sample, file.edition_ref), sample, file.path, file.source, language)
     return written.text
+
+
+def _with_start(file: GameFile, language: str) -> Game:
+    """The game with its start written down: the file's own, or, for a file written before the start was kept, the
+    history taken back, if that start reads as a position of the edition (a forged entry may take back to a square
+    the edition does not have: the file then stays as it was written, without a start)."""
+    game = ledger.with_start(file.game)
+    if game.start is None or file.game.start is not None:
+        return game
+    try:
+        alone = replace(game, players=game.start, history=(), start=None, revision=0, title=None)
+        _check(positions.dumps(alone, file.edition_ref), alone, file.path, file.source, language)
+    except Unwritable:
+        return file.game
+    return game
 
 
 def _check(text: str, game: Game, path: Path, name: str, language: str) -> None:
