@@ -229,24 +229,70 @@ def record(
     return Recorded(GameFile(where, encoded, after, file.edition_ref, True, name), result, hand)
 
 
-def apply(path: str | Path, action: Action, **options: object) -> Recorded[Entry]:
-    """:func:`record` of one bank action (:func:`unit.calculator.bank.apply`)."""
+def apply(
+    path: str | Path,
+    action: Action,
+    *,
+    expected: str | None = None,
+    kept: GameFile | None = None,
+    language: str = "fr",
+    load_edition: positions.EditionLoader = editions.load,
+    reader: Reader = read_bytes,
+    source: str | None = None,
+    room: Callable[[int], None] | None = None,
+) -> Recorded[Entry]:
+    """:func:`record` of one bank action (:func:`unit.calculator.bank.apply`); recording a change made by hand
+    records nothing first."""
 
     def change(game: Game, kind: Rules) -> tuple[Game, Entry]:
         return bank.apply(game, action, kind)
 
     hand = not isinstance(action, RecordHandChange)
-    return record(path, change, record_hand=hand, **options)  # type: ignore[arg-type]
+    return record(
+        path,
+        change,
+        expected=expected,
+        kept=kept,
+        language=language,
+        load_edition=load_edition,
+        reader=reader,
+        source=source,
+        room=room,
+        record_hand=hand,
+    )
 
 
-def undo(path: str | Path, count: int = 1, **options: object) -> Recorded[bank.Undone]:
-    """:func:`record` of taking back the last ``count`` entries (:func:`unit.calculator.bank.undo`)."""
+def undo(
+    path: str | Path,
+    count: int = 1,
+    *,
+    expected: str | None = None,
+    kept: GameFile | None = None,
+    language: str = "fr",
+    load_edition: positions.EditionLoader = editions.load,
+    reader: Reader = read_bytes,
+    source: str | None = None,
+    room: Callable[[int], None] | None = None,
+) -> Recorded[bank.Undone]:
+    """:func:`record` of taking back the last ``count`` entries (:func:`unit.calculator.bank.undo`); a change made by
+    hand is not recorded first but named (:class:`unit.calculator.bank.HandChanged`)."""
 
     def change(game: Game, kind: Rules) -> tuple[Game, bank.Undone]:
         undone = bank.undo(game, count, kind)
         return undone.game, undone
 
-    return record(path, change, record_hand=False, **options)  # type: ignore[arg-type]
+    return record(
+        path,
+        change,
+        expected=expected,
+        kept=kept,
+        language=language,
+        load_edition=load_edition,
+        reader=reader,
+        source=source,
+        room=room,
+        record_hand=False,
+    )
 
 
 def create(
