@@ -46,7 +46,7 @@ def routes() -> list[BaseRoute]:
         Route("/games", game.games_page, methods=GET),
         Route("/games", form_endpoint(game.create), methods=POST),
         Route("/games/{name}", game.game_page, methods=GET),
-        Route("/games/{name}", form_endpoint(game.edit), methods=POST),
+        Route("/games/{name}", form_endpoint(bank.edit), methods=POST),
         Route("/games/{name}/rent", game.rent_page, methods=GET),
         Route("/games/{name}/fortunes", game.fortunes_page, methods=GET),
         Route("/games/{name}/check", game.check_page, methods=GET),
@@ -89,7 +89,8 @@ def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str
     app = Starlette(
         routes=routes(),
         middleware=[body_limit],
-        exception_handlers={HTTPException: refused, NotSaved: not_saved},  # quota, full disk: 507
+        # one handler per refusal type: a request's line, a full disk's, a tap's (the page again, with why)
+        exception_handlers={HTTPException: refused, NotSaved: not_saved, bank.TapRefused: bank.refusal_page},
         lifespan=lifespan,
     )
     app.state.web = Web(state_dir, language, data_dir)
