@@ -370,3 +370,35 @@ def test_a_rule_checked_correction_is_refused_with_the_rule(files):
     assert bank.allows(game, actions.Build("Opéra", stadium=True)) is not None  # a second stadium in the game? no
     offered = {type(o.action).__name__ for o in bank.offers(game, bank.rules.of(game), square="Vieux Moulin")}
     assert "Mortgage" in offered and "Lift" not in offered and "PayRent" in offered
+
+
+def test_the_walk_through_of_the_ledger_in_the_docs_is_what_the_commands_print(files, capsys):
+    """docs/calculator.md's evening at the bank, from the rent to the change made by hand and its undo."""
+    doc = (ROOT / "docs/calculator.md").read_text(encoding="utf-8")
+    game = str(files / "city-game.yaml")
+    steps = [
+        ["pay", game, "bruno", "--rent", "docks"],
+        ["build", game, "docks", "--residential", "1", "--industrial", "1"],
+        ["salary", game, "bruno", "--pay"],
+        ["undo", game],
+        ["pay", game, "Bruno", "Alice", "500"],
+        ["place", game, "Vieux Moulin", "--station"],
+        ["card", game, "Chloé"],
+        "by hand",
+        ["undo", game],
+        ["record", game],
+        ["undo", game, "2"],
+    ]
+    for argv in steps:
+        if argv == "by hand":  # « Docks passe à 5 résidentiels », in the players
+            text = (files / "city-game.yaml").read_text(encoding="utf-8")
+            players, _, rest = text.partition("start:")
+            (files / "city-game.yaml").write_text(
+                players.replace("residential: 4,", "residential: 5,", 1) + "start:" + rest, encoding="utf-8"
+            )
+            continue
+        main(argv)
+        out, err = capsys.readouterr()
+        shown = out + err.removeprefix("monopoly-city: ").replace("monopoly-city: ", "")
+        for line in shown.splitlines():
+            assert line in doc, line

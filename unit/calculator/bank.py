@@ -769,7 +769,7 @@ def describe(game: Game, entry: Entry, kind: Rules | None = None) -> Text:
     if entry.note:
         what = entry.note if entry.what == What.PAY else Phrase(what, f" ({entry.note})")
     details: list[object] = []
-    if entry.what in _DETAILED and entry.changes:
+    if entry.what in DETAILED and entry.changes:
         details = [" · ", Joined(describe_changes(entry), "bank.hand.separator")]
     if payment.amount == 0 and not entry.also and entry.what not in (What.RENT, What.TRADE):
         return Phrase(what, *details)
@@ -780,8 +780,9 @@ def describe(game: Game, entry: Entry, kind: Rules | None = None) -> Text:
     return Phrase(*parts, *details)
 
 
-#: The entries whose line says their changes: the table's own, outside the money (issue 27).
-_DETAILED = (What.CORRECT, What.PLACE, What.CARD, What.HAND)
+#: The entries whose line says their changes: the table's own, outside the money (issue 27); a printed history
+#: need not list their changes again.
+DETAILED = (What.CORRECT, What.PLACE, What.CARD, What.HAND)
 
 
 def describe_changes(entry: Entry) -> list[Text]:

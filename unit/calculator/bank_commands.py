@@ -68,7 +68,8 @@ def show(
     if hand is not None:  # a change made by hand, recorded first: said, never silent
         lines.append(w("bank.hand_recorded", e=bank.describe(game, hand, kind).say(w)))
     lines.append(bank.describe(game, entry, kind).say(w))
-    lines += [f"  • {line.say(w)}" for line in bank.describe_changes(entry)]
+    if entry.what not in bank.DETAILED:  # their line says their changes already
+        lines += [f"  • {line.say(w)}" for line in bank.describe_changes(entry)]
     if players:
         cash = " · ".join(f"{p.name} {money.text(game.kind, p.cash, language)}" for p in players)
         lines.append(w("bank.cash", c=cash))
@@ -182,7 +183,8 @@ def cmd_history(args: argparse.Namespace, language: str) -> int:
     lines = [positions.titled(game, w("bank.history_title", n=len(game.history)), w)]
     for i, entry in enumerate(game.history, 1):
         lines.append(f"  {i}. {bank.describe(game, entry, kind).say(w)}")
-        lines += [f"       {line.say(w)}" for line in bank.describe_changes(entry)]
+        if entry.what not in bank.DETAILED:
+            lines += [f"       {line.say(w)}" for line in bank.describe_changes(entry)]
     print(printed_lines(lines))
     return 0
 

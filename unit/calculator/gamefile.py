@@ -210,7 +210,7 @@ def record(
             raise Changed(name)
         file = kept if kept is not None and kept.data == data else parse(where, data, language, load_edition, name)
         kind = file.rules
-        game = ledger.with_start(file.game)
+        game = _with_start(file, language)
         hand = None
         if record_hand and file.differences:
             try:
@@ -229,24 +229,70 @@ def record(
     return Recorded(GameFile(where, encoded, after, file.edition_ref, True, name), result, hand)
 
 
-def apply(path: str | Path, action: Action, **options: object) -> Recorded[Entry]:
-    """:func:`record` of one bank action (:func:`unit.calculator.bank.apply`)."""
+def apply(
+    path: str | Path,
+    action: Action,
+    *,
+    expected: str | None = None,
+    kept: GameFile | None = None,
+    language: str = "fr",
+    load_edition: positions.EditionLoader = editions.load,
+    reader: Reader = read_bytes,
+    source: str | None = None,
+    room: Callable[[int], None] | None = None,
+) -> Recorded[Entry]:
+    """:func:`record` of one bank action (:func:`unit.calculator.bank.apply`); recording a change made by hand
+    records nothing first."""
 
     def change(game: Game, kind: Rules) -> tuple[Game, Entry]:
         return bank.apply(game, action, kind)
 
     hand = not isinstance(action, RecordHandChange)
-    return record(path, change, record_hand=hand, **options)  # type: ignore[arg-type]
+    return record(
+        path,
+        change,
+        expected=expected,
+        kept=kept,
+        language=language,
+        load_edition=load_edition,
+        reader=reader,
+        source=source,
+        room=room,
+        record_hand=hand,
+    )
 
 
-def undo(path: str | Path, count: int = 1, **options: object) -> Recorded[bank.Undone]:
-    """:func:`record` of taking back the last ``count`` entries (:func:`unit.calculator.bank.undo`)."""
+def undo(
+    path: str | Path,
+    count: int = 1,
+    *,
+    expected: str | None = None,
+    kept: GameFile | None = None,
+    language: str = "fr",
+    load_edition: positions.EditionLoader = editions.load,
+    reader: Reader = read_bytes,
+    source: str | None = None,
+    room: Callable[[int], None] | None = None,
+) -> Recorded[bank.Undone]:
+    """:func:`record` of taking back the last ``count`` entries (:func:`unit.calculator.bank.undo`); a change made by
+    hand is not recorded first but named (:class:`unit.calculator.bank.HandChanged`)."""
 
     def change(game: Game, kind: Rules) -> tuple[Game, bank.Undone]:
         undone = bank.undo(game, count, kind)
         return undone.game, undone
 
-    return record(path, change, record_hand=False, **options)  # type: ignore[arg-type]
+    return record(
+        path,
+        change,
+        expected=expected,
+        kept=kept,
+        language=language,
+        load_edition=load_edition,
+        reader=reader,
+        source=source,
+        room=room,
+        record_hand=False,
+    )
 
 
 def create(
@@ -319,6 +365,21 @@ def _verified(file: GameFile, after: Game, language: str) -> str:
     )
     _check(positions.dumps(sample, file.edition_ref), sample, file.path, file.source, language)
     return written.text
+
+
+def _with_start(file: GameFile, language: str) -> Game:
+    """The game with its start written down: the file's own, or, for a file written before the start was kept, the
+    history taken back, if that start reads as a position of the edition (a forged entry may take back to a square
+    the edition does not have: the file then stays as it was written, without a start)."""
+    game = ledger.with_start(file.game)
+    if game.start is None or file.game.start is not None:
+        return game
+    try:
+        alone = replace(game, players=game.start, history=(), start=None, revision=0, title=None)
+        _check(positions.dumps(alone, file.edition_ref), alone, file.path, file.source, language)
+    except Unwritable:
+        return file.game
+    return game
 
 
 def _check(text: str, game: Game, path: Path, name: str, language: str) -> None:

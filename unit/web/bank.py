@@ -27,7 +27,7 @@ player ask first (a second tap on the page that says what will happen).
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any, TypeVar
+from typing import TypeVar
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -37,7 +37,7 @@ from unit import i18n
 from unit.calculator import actions, bank, gamefile, money
 from unit.calculator import position as positions
 from unit.calculator.actions import Action
-from unit.calculator.history import COUNTS
+from unit.calculator.history import COUNTS, Entry
 from unit.calculator.rulebook import Rules
 from unit.errors import Text, UserError, said
 from unit.web import amounts, bank_page, game, reports, table
@@ -286,14 +286,18 @@ def write(
     return done
 
 
-def applying(action: Action) -> gamefile.Change[Any]:
-    def change(game_: positions.Game, kind: Rules) -> tuple[positions.Game, Any]:
+def applying(action: Action) -> gamefile.Change[Entry]:
+    """The write of one bank action, for :func:`write`."""
+
+    def change(game_: positions.Game, kind: Rules) -> tuple[positions.Game, Entry]:
         return bank.apply(game_, action, kind)
 
     return change
 
 
 def undoing(count: int) -> gamefile.Change[bank.Undone]:
+    """The write of an undo of ``count`` entries, for :func:`write`."""
+
     def change(game_: positions.Game, kind: Rules) -> tuple[positions.Game, bank.Undone]:
         undone = bank.undo(game_, count, kind)
         return undone.game, undone
