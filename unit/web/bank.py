@@ -29,7 +29,7 @@ from unit import i18n
 from unit.calculator import bank, money
 from unit.calculator import position as positions
 from unit.errors import Text, UserError, said
-from unit.web import bank_page, game
+from unit.web import bank_page, cards, game
 from unit.web.common import Form, language_of, page, see_other, web_of, words_of
 from unit.web.store import Changed
 
@@ -168,6 +168,9 @@ def act(request: Request, form: Form) -> Response:
             try:
                 after, _entry = bank.apply(loaded.game, action)
             except UserError as error:  # the rule's sentence (bank.ActionRefused), or a name the edition lacks
+                asked = cards.ask(request, name, loaded.game, form, error)  # a City card's value: ask for it
+                if asked is not None:
+                    return asked
                 raise Refusal(said(error.message, bank_page.page_words(w)), field) from None
             query = {"done": str(len(after.history))}
     except Refusal as refusal:
