@@ -39,6 +39,7 @@ def routes() -> list[BaseRoute]:
         Route("/settings", live.settings_post, methods=POST),
         Route("/share", live.share),
         Route("/qr.svg", live.qr),
+        Route("/manifest.{lang}.webmanifest", live.manifest),
         Route("/events", live.events),
         Route("/press", live.press, methods=POST),
         Route("/pair/request", live.pair_request, methods=POST),
