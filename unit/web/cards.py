@@ -228,7 +228,8 @@ def purpose(ask: Ask, district: str | None, group: str, players: tuple[str, ...]
     """What the bank is about to do, and what it needs for it, in one line."""
     who = players[int(ask.player)] if ask.player and int(ask.player) < len(players) else None
     by = w("web.cards.by", p=who) if who else ""
-    return w(f"web.cards.purpose_{ask.need}", d=district or w("web.cards.this_district"), g=group, by=by)
+    of = w("web.cards.of", d=district) if district else ""
+    return w(f"web.cards.purpose_{ask.need}", d=district or w("web.cards.this_district"), g=group, by=by, of=of)
 
 
 def card_page(request: Request) -> Response:

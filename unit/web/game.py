@@ -309,7 +309,7 @@ def board_choices(web: Web, language: str) -> list[dict[str, str]]:
             classics.append({"value": ref, "title": found.name, "hint": hint})
     town = new_city_title(web, language, None)
     new_hint = "web.cards.choice_new_city_hint" if town else "web.cards.choice_new_city_hint_named"
-    cash = money.city(editions.CityEdition.starting_cash, language)
+    cash = money.city(editions.CityEdition.starting_cash, language).replace(" ", "\u00a0")  # « M 37,7M » whole
     new = {"value": NEW_CITY, "title": w("web.cards.choice_new_city"), "hint": w(new_hint, e=town, cash=cash)}
     return [*(choice for _done, choice in sorted(cities, key=lambda c: -c[0])), new, *classics]
 
