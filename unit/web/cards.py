@@ -347,7 +347,7 @@ def refused_form(
     """The form again as typed, each refusal under its field (a page without script)."""
     keys = ("name", "group", "new_group", *CARD_VALUES, "go_salary", "industry_tax", *HAZARDS)
     typed = {key: value for key, value in form.items() if key in keys}
-    gaps = gaps_of(table, ask) or needs.missing(table.loaded.game, ask.need, ask.district)
+    gaps = gaps_of(table, ask)  # none: the wrong value was in the rest of the card, shown unfolded
     return form_page(request, table, ask, gaps, status, typed, errors, version or form.get("version"))
 
 
