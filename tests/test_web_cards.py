@@ -292,6 +292,12 @@ def test_saved_as_typed_then_on_to_the_action(table, data):
     done = table.post(url, data=fields | {"name": "Quai", "new_group": "bleu", "price": "1M"}, headers=JSON).json()
     assert done["ok"] and query(done["location"])["district"] == "Quai"
     assert list(loaded(data).districts).count("Quai") == 1
+    # a new card saved as typed, then its name typed on: the same card, renamed (never a second one)
+    fields = form_of(table, url)
+    first = table.post(url, data=fields | {"name": "Mar", "group": "gris", "auto": "1"}, headers=JSON).json()
+    fields |= {"version": first["version"], "card": first["card"]}
+    table.post(url, data=fields | {"name": "Marché", "group": "gris", "price": "1M", "auto": "1"}, headers=JSON)
+    assert "Marché" in loaded(data).districts and "Mar" not in loaded(data).districts
 
 
 def test_back_goes_only_to_a_page_of_this_game(table, data):

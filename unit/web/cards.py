@@ -58,9 +58,6 @@ FORM_FIELDS: dict[str, tuple[str, ...]] = {
 } | {f"hazards.{h}": (h,) for h in HAZARDS}
 #: The card's values, in the form's order (its name and group come first, for a new card only).
 CARD_VALUES = ("price", "residential_cost", "industrial_cost", *editions.RENT_FIELDS, "skyscraper_cost")
-#: Values the real cards of a colour group share: offered from the group's other cards (the block costs; the
-#: skyscraper price is the group's own, entered once for all).
-SHARED = ("residential_cost", "industrial_cost", "skyscraper_cost")
 MAX_NAME = 80
 
 
@@ -212,16 +209,9 @@ def form_page(
         prefilled=prefilled,
         version=version or table.version,
         groups=list(ed.groups),
-        group_prices={name_key(g): editions.shown_amount(spec.skyscraper_cost, lang) for g, spec in ed.groups.items()},
         group_defaults=group_defaults(ed, lang),
         purpose=purpose(ask, card.name if card else ask.district, group.name if group else "", names, w),
-        hazard=hazard_on(table.loaded.game, name),
     )
-
-
-def hazard_on(the_game: positions.Game, district: str | None) -> str | None:
-    held = the_game.holding(district) if district else None
-    return held[1].hazard if held is not None and isinstance(held[1], positions.CityHolding) else None
 
 
 def purpose(ask: Ask, district: str | None, group: str, players: tuple[str, ...], w: i18n.Words) -> str:
@@ -272,8 +262,8 @@ def checked(table: Table, ask: Ask, form: Form, lang: str) -> tuple[dict[str, st
     original = form.get("card", "").strip() or None
     n = card_place(ed, original)
     values = editions.card_form(ed, n, lang) | typed
-    if n is not None:  # a card of the edition: its name and group stay (renaming is the Editions page's)
-        values |= {key: editions.card_form(ed, n, lang)[key] for key in ("name", "group")}
+    if n is not None and "name" not in form:  # a card of the edition: its name and group stay (the Editions
+        values |= {key: editions.card_form(ed, n, lang)[key] for key in ("name", "group")}  # page renames)
     errors, result = editions.checked(editions.card_builder(ed, n), editions.card_values(values), table.source, lang)
     return errors, result, editions.blank(values.get("name"))
 
