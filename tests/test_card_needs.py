@@ -1,9 +1,9 @@
 """What a City edition lacks for the bank (unit/calculator/needs.py): the card form asks exactly that.
 
 The bank's own refusals are the authority: on random editions (any value left null) and random positions,
-the bank refuses for a missing value only with a gap :func:`needs.missing` found (or, when the payer is short,
-the rents of a district of theirs, which the refusal's « mortgage X » needs), and never does what it was asked
-while :func:`needs.missing` says a value is missing.
+the bank refuses for a missing value only with a gap :func:`needs.missing` found (a short payer is told what
+the cards copied so far allow, never asked for another district's card), and never does what it was asked while
+:func:`needs.missing` says a value is missing.
 """
 
 from __future__ import annotations
@@ -127,6 +127,16 @@ def test_each_refusal_for_a_missing_value_names_its_gap(action, gap):
     assert needs.gap_of(refused.value) == gap
 
 
+def test_a_short_payer_is_told_what_the_copied_cards_allow_not_asked_for_another_card():
+    ed = city([{"name": "vert", "districts": [district("Docks", rents=RENTS), district("Halles", price=1_000_000)]}])
+    bruno = Player("Bruno", 10_000, (holding("Halles"),))  # Halles: its rents (its mortgage value) not copied yet
+    g = game(ed, Player("Alice", 0, (holding("Docks"),)), bruno)
+    with pytest.raises(UserError) as refused:
+        bank.apply(g, bank.PayRent("Bruno", "Docks"))
+    assert needs.gap_of(refused.value) is None
+    assert refused.value.message.key == "bank.short"
+
+
 def test_other_refusals_name_no_gap():
     ed = city([{"name": "vert", "districts": [district("Docks", price=90_000_000)]}])
     with pytest.raises(UserError) as refused:
@@ -197,8 +207,6 @@ def test_the_bank_refuses_for_a_missing_value_exactly_where_needs_finds_one(g, n
         if gap.district is not None and gap.district.startswith("group:"):  # the group's skyscraper price
             assert Gap(name, "skyscraper_cost") in found and GROUPS[name] == gap.district.removeprefix("group:")
         else:
-            # a gap the need found, or the rents of a district of the payer's, which « mortgage X (M ...) » needs
-            held = {h.district for p in g.players if p.name == payer for h in p.holdings}
-            assert gap in found or (gap.field == "rents" and gap.district in held), (gap, found)
+            assert gap in found, (gap, found, payer)
         return
     assert found == (), f"the bank did {need} on {name} without {found}"

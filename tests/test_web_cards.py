@@ -373,11 +373,12 @@ def test_other_refusals_are_said_on_the_game_page_as_before(table, data):
     assert answer.status_code == 400 and "rien à payer" in html.unescape(answer.text)
 
 
-def test_a_value_of_another_card_is_asked_for_that_card_then_back_to_the_game(table, data):
-    """Bruno is short: the bank's sentence says what he can mortgage, at what value: Port Sud's rent."""
+def test_a_short_payer_is_told_what_can_be_done_not_sent_to_another_card(table, data):
+    """Bruno is short, and Port Sud's rents (its mortgage value) are not copied: the bank says he is short, with
+    what the copied cards allow, and asks for no other card in the middle of a payment."""
     answer = tap(table, action="transfer", player="1", to="to:0", amount="99M", anchor="p1")
-    expected = {"for": "mortgage", "district": "Port Sud", "back": "/games/soiree#p1"}
-    assert answer.status_code == 303 and query(answer.headers["location"]) == expected
+    assert answer.status_code == 400 and "manque" in html.unescape(answer.text)
+    assert "Port Sud (M" not in html.unescape(answer.text)
 
 
 def test_the_rent_page_asks_the_rents_of_a_held_district_first(table, data):
