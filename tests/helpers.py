@@ -523,7 +523,7 @@ def create(page, base: str, name: str, edition: str, players: str) -> None:
     """A new game from the Games page."""
     page.goto(f"{base}/games")
     page.fill("#new-name", name)
-    page.select_option("#new-edition", edition)
+    page.check(f"#new-edition input[value='{edition}']")  # the board, by its radio
     page.fill("#new-players", players)
     page.click("#create")
     page.wait_for_url(f"**/games/{name}")

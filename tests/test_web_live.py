@@ -332,7 +332,7 @@ def french_evening(page, base: str, data: Path) -> list[str]:
     ):
         page.goto(base + "/games")
         page.fill("#new-name", title)
-        page.select_option("#new-edition", edition)
+        page.check(f"#new-edition input[value='{edition}']")
         page.fill("#new-players", players)
         page.click("#create")
         page.wait_for_selector("h1")

@@ -4,9 +4,9 @@
 the one route table of every page, the one handler of refusals, the body limit and the hub's lifespan.
 The endpoints are plain functions of a request, at module level, in :mod:`unit.web.live` (the unit's
 pages: ``/``, ``/remote``, ``/settings``, ``/share``, ``/events``...), :mod:`unit.web.game` (``/games``),
-:mod:`unit.web.table` (a game's views), :mod:`unit.web.reports` (its rent, fortunes, check), :mod:`unit.web.bank`
-(its writes) and :mod:`unit.web.editions` (``/editions``); what they share is in
-:mod:`unit.web.common`.
+:mod:`unit.web.table` (a game's views), :mod:`unit.web.cards` (``/games/NAME/card``), :mod:`unit.web.reports` (its
+rent, fortunes, check), :mod:`unit.web.bank` (its writes) and :mod:`unit.web.editions` (``/editions``); what they
+share is in :mod:`unit.web.common`.
 """
 
 from __future__ import annotations
@@ -21,7 +21,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from unit.web import bank, bank_page, editions, game, live, reports, table
+from unit.web import bank, bank_page, cards, editions, game, live, reports, table
 from unit.web.common import HERE, Web, form_endpoint, not_saved, refused
 from unit.web.security import BodyLimit
 from unit.web.store import NotSaved
@@ -64,6 +64,9 @@ def routes() -> list[BaseRoute]:
         # The table's bank: every payment in one tap, the history with undo, the box's auction sale.
         Route("/games/{name}/bank", form_endpoint(bank.act), methods=POST),
         Route("/games/{name}/sale", bank.sale_fragment, methods=GET),
+        # A City card asked the first time the bank needs it (issue 27 item 4): the form, then the bank's tap.
+        Route("/games/{name}/card", cards.card_page, methods=GET),
+        Route("/games/{name}/card", form_endpoint(cards.save), methods=POST),
         # The calculator: the editions.
         Route("/editions", editions.index, methods=GET),
         Route("/editions/new", form_endpoint(editions.new), methods=POST),

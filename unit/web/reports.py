@@ -20,21 +20,27 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from unit import i18n
-from unit.calculator import commands, rules
+from unit.calculator import commands, needs, rules
 from unit.calculator import position as positions
 from unit.calculator.rulebook import RentReport
 from unit.errors import Text, UserError, said
 from unit.fields import name_key
-from unit.web import bank_page
-from unit.web.common import SECURITY_HEADERS, Refused, language_of, page, web_of
+from unit.web import bank_page, card_links
+from unit.web.common import SECURITY_HEADERS, Refused, language_of, page, see_other, web_of
 from unit.web.game import Loaded, broken, load, squares_of, variant_of
 
 
 def rent_page(request: Request) -> Response:
-    """Pick a square (search any part of its name), see who pays what and why."""
+    """Pick a square (search any part of its name), see who pays what and why; a City district held whose rents
+    the edition lacks: its card first (unit/web/cards.py), then back here."""
     loaded = load(request, request.path_params["name"])
     params = request.query_params
-    return show_rent(request, loaded, params.get("square", ""), params.get("dice", ""), query=params.get("q", ""))
+    chosen = params.get("square", "")
+    held = loaded.game.holding(chosen) is not None
+    if held and needs.missing(loaded.game, "rent", chosen):
+        back = f"/games/{loaded.name}/rent?{urlencode({'square': chosen})}"  # its rents first: asked once
+        return see_other(card_links.card_url(loaded.name, "rent", chosen, back=back))
+    return show_rent(request, loaded, chosen, params.get("dice", ""), query=params.get("q", ""))
 
 
 def show_rent(
@@ -93,6 +99,10 @@ def fortunes_page(request: Request) -> Response:
     lang = language_of(request)
     game = loaded.game
     variant = variant_of(game, request.query_params.get("variant"))
+    lacking = needs.missing(game, "fortune")
+    if lacking:  # a district held whose rents were never needed: asked now, one card at a time
+        back = f"/games/{loaded.name}/fortunes"
+        return see_other(card_links.card_url(loaded.name, "fortune", lacking[0].district, back=back))
     try:
         report = commands.fortune_report(game, variant)
     except UserError as error:  # a City card not copied yet: the line says which

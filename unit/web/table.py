@@ -33,13 +33,13 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from unit import i18n
-from unit.calculator import bank, classic, commands, rules
+from unit.calculator import bank, classic, commands, needs, rules
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, Street
 from unit.calculator.rulebook import ActionRefused
 from unit.errors import Text, UserError, said
 from unit.fields import name_key
-from unit.web import bank_page
+from unit.web import bank_page, card_links
 from unit.web.common import Form, Refused, language_of, page, web_of
 from unit.web.game import LAST_GAME_COOKIE, Loaded, load, variant_of
 
@@ -402,6 +402,10 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
         except UserError:
             values["price"] = ""
         values["buyers"] = [(i, p.name) for i, p in enumerate(game.players)]
+    elif game.holding(square) is not None and needs.missing(game, "rent", square):
+        # A City district whose rents were never copied: the card asks for them (unit/web/cards.py), then back here.
+        back = view_path(loaded.name, "square", square)
+        values["rent_card"] = card_links.card_url(loaded.name, "rent", square, back=back)
     else:
         squares = [{"name": s.name, "kind": s.kind} for s in squares_of(game)]
         report, error, needs_dice = reports.rent_of(game, squares, square, dice, lang)

@@ -7,6 +7,8 @@
   if (!main) return;
   const $ = (id) => document.getElementById(id);
   let busy = null; // the request on its way: a tap (POST) is never sent twice; a newer view replaces a view
+  // The game's views (unit/web/table.py): the only pages swapped in; any other (a card asked, a report) is loaded.
+  const VIEW = /^\/games\/[^/]+(\/(player\/\d+(\/buy)?|square\/[^/]+|trade\/[^/]+|history))?$/;
 
   // --- a view swapped in: the server's <main> alone (X-Fragment), the address and the title follow ---------
   async function show(url, options, push) {
@@ -22,7 +24,7 @@
       const request = { credentials: "same-origin", headers: { "X-Fragment": "1" }, signal: mine.signal };
       const answer = await fetch(url, Object.assign(request, options || {}));
       const type = answer.headers.get("content-type") || "";
-      if (!type.startsWith("text/html")) {
+      if (!type.startsWith("text/html") || !VIEW.test(new URL(answer.url).pathname)) {
         window.location.assign(answer.url || url); // a file, a plain refusal: the browser shows it
         return;
       }
@@ -62,8 +64,7 @@
     const link = event.target.closest("a[href]");
     if (!link || event.defaultPrevented || event.button !== 0 || event.metaKey || event.ctrlKey || event.shiftKey) return;
     const url = new URL(link.href, location.href);
-    if (url.origin !== location.origin || !url.pathname.startsWith("/games/") || !main.querySelector(".table")) return;
-    if (/\/(file|fortunes|check|rent)$/.test(url.pathname)) return; // the reports are pages of their own
+    if (url.origin !== location.origin || !VIEW.test(url.pathname) || !main.querySelector(".table")) return;
     event.preventDefault();
     show(url.href, null, true);
   });
