@@ -24,7 +24,9 @@
       const request = { credentials: "same-origin", headers: { "X-Fragment": "1" }, signal: mine.signal };
       const answer = await fetch(url, Object.assign(request, options || {}));
       const type = answer.headers.get("content-type") || "";
-      if (!type.startsWith("text/html") || !VIEW.test(new URL(answer.url).pathname)) {
+      // A view: the one a tap was redirected to, or a refusal or a question answered in place (not redirected).
+      const isView = VIEW.test(new URL(answer.url).pathname) || (posting && !answer.redirected);
+      if (!type.startsWith("text/html") || !isView) {
         window.location.assign(answer.url || url); // a file, a plain refusal: the browser shows it
         return;
       }
