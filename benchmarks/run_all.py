@@ -26,6 +26,8 @@ import web_bank  # noqa: E402
 import web_calc  # noqa: E402
 import web_editions  # noqa: E402
 import web_latency  # noqa: E402
+import web_taps  # noqa: E402
+import web_views  # noqa: E402
 
 DOC = HERE.parent / "docs" / "performance.md"
 
@@ -181,6 +183,31 @@ def web_bank_rows(w: dict) -> list[tuple[str, str]]:
     return rows
 
 
+def web_views_rows(w: dict) -> list[tuple[str, str]]:
+    """The game's views in Chromium (benchmarks/web_views.py): a tap to the updated view; the bytes of each view."""
+    rows = []
+    for key, label in (("recorded", "a tap that records (a transfer)"), ("shown", "a tap that shows a view")):
+        r = w[key]
+        rows.append(
+            (
+                f"Views: {label}, tap to the updated view in Chromium, {w['entries']:,} entries ({r['n']} taps)",
+                f"p50 {r['p50']:.1f} ms, p99 {r['p99']:.1f} ms (load average {w['load'][0]:.1f} on this machine)",
+            )
+        )
+    for what, (whole, fragment) in w["bytes"].items():
+        rows.append(
+            (f"Views: the bytes of {what}", f"page {whole / 1000:.1f} KB, a tap's fragment {fragment / 1000:.1f} KB")
+        )
+    return rows
+
+
+def taps_table(counts: dict) -> list[str]:
+    """Issue 27's table: each transaction's taps before the redesign (the one-page game) and now (the views)."""
+    lines = ["| transaction | before (one page) | now (the views) | at most |", "|---|---|---|---|"]
+    lines += [f"| {what} | {today} | {now} | {allowed} |" for what, today, now, allowed in web_taps.table(counts)]
+    return lines
+
+
 def main() -> None:
     steps = [
         ("timing", lambda: timing_accuracy.measure(runs=5, seconds=6.0)),
@@ -195,6 +222,8 @@ def main() -> None:
         ("web_editions", lambda: web_editions.measure()),
         ("bank_cli", lambda: bank_cli.measure()),
         ("web_bank", lambda: web_bank.measure()),
+        ("web_taps", lambda: web_taps.measure()),
+        ("web_views", lambda: web_views.measure()),
     ]
     f = {}
     for name, run in steps:
@@ -258,6 +287,7 @@ def main() -> None:
         *web_editions_rows(f["web_editions"]),
         *bank_cli_rows(f["bank_cli"]),
         *web_bank_rows(f["web_bank"]),
+        *web_views_rows(f["web_views"]),
     ]
     today = datetime.date.today().isoformat()
     lines = [
@@ -274,6 +304,14 @@ def main() -> None:
         "| what | figure |",
         "|---|---|",
         *[f"| {what} | {figure} |" for what, figure in rows],
+        "",
+        "## Taps per transaction (issue 27)",
+        "",
+        "A thumb in Chromium at 360x640 (`web_taps.py`): taps, letters and the CSS px scrolled to reach a control,",
+        "each transaction from the view the one before left the banker on. « Before » is the same script's count on",
+        "the one-page game (commit 897c142); `make bench` fails when a transaction needs more than « at most ».",
+        "",
+        *taps_table(f["web_taps"]),
         "",
         "## How each figure is measured",
         "",
@@ -330,11 +368,21 @@ def main() -> None:
         "  the 303 and GETs the game page it leads to, which must show the payer's new cash: timed from sending the",
         "  POST to the page's last byte, over one keep-alive loopback connection; then under 10 % of one core, 0.25 s",
         "  apart. Beside it, `monopoly-city pay` on the same file: one start, wall time. Goal: p99 <= 30 ms (<= 100",
-        "  ms under the limit).",
+        "  ms under the limit). The page is now the payer's view: the POST and the view's fragment (`X-Fragment`),",
+        "  what the page's script fetches: the server's part of a tap.",
+        "- **Views** (`web_views.py`): the game of `web_taps.py` with 2,000 entries, served on loopback, Chromium at",
+        "  360x640: a transfer tapped on the payer's view, and the chips and squares tapped, each timed by the page",
+        "  (`mcLastSwap.ms`: from the tap's event to the new view in place). The bytes of each view: its page at a",
+        "  first visit, and the fragment a tap fetches, uncompressed. Goals: p99 <= 100 ms, <= 30 KB a view.",
         "",
     ]
     DOC.write_text("\n".join(lines), encoding="utf-8")
     print(f"wrote {DOC}")
+    wrong = web_taps.over(f["web_taps"])
+    for line in wrong:
+        print(f"over issue 27's table: {line}")
+    if wrong:
+        sys.exit(1)
 
 
 if __name__ == "__main__":

@@ -49,10 +49,10 @@ def one_auction(backend: str, seconds: float) -> tuple[float, float]:
     started = {}
     apply = runtime.apply
 
-    def noting_apply(at, outputs):
+    def noting_apply(at, outputs, **options):  # options: the runtime's own (led_from: the deadline it was due at)
         if StateChanged("countdown") in outputs:
             started["at"] = at  # the press time the core counts from
-        apply(at, outputs)
+        apply(at, outputs, **options)
 
     runtime.apply = noting_apply
     runtime.run()

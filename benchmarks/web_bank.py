@@ -3,9 +3,10 @@
 The big City game of benchmarks/web_calc.py (22 districts, 6 players) is written to a temporary data folder,
 once with an empty history and once with a history of 2,000 entries (a long evening); `monopoly-city serve
 --data DIR` runs as its own process (Nice=10, as its systemd unit). This process plays one phone over one
-keep-alive loopback connection: each payment is the form the game page posts (a transfer between two players,
-with the session's token and the version the page showed), the 303 it answers, and the GET of the game page
-it leads to, which must show the payer's new cash; timed from sending the POST to the last byte of the page.
+keep-alive loopback connection: each payment is the form the payer's view posts (a transfer between two players,
+with the session's token and the version the view showed), the 303 it answers, and the GET of the view's fragment
+it leads to (``X-Fragment: 1``, what the page's script asks for: unit/web/table.py), which must show the payer's
+new cash; timed from sending the POST to the last byte of the view: the server's part of a tap.
 Then the same under 10 % of one core (benchmarks/cpulimit.py, root), the taps 0.25 s apart. The game file's
 size is stated, and the command line's `monopoly-city pay` on the same files: one start, wall time.
 
@@ -63,8 +64,9 @@ class Phone:
         self.cookie = ""
         self.page = ""
 
-    def get(self, path: str) -> str:
-        self.conn.request("GET", path, headers={"Cookie": self.cookie} if self.cookie else {})
+    def get(self, path: str, fragment: bool = False) -> str:
+        headers = {"Cookie": self.cookie} if self.cookie else {}
+        self.conn.request("GET", path, headers=headers | ({"X-Fragment": "1"} if fragment else {}))
         response = self.conn.getresponse()
         body = response.read().decode("utf-8")
         for value in response.headers.get_all("Set-Cookie") or []:
@@ -77,25 +79,25 @@ class Phone:
 
     def pay(self, payer: int, payee: int, amount: str) -> float:
         """One transfer as the page posts it, then the page it leads to; milliseconds for both."""
-        csrf = re.search(r'data-csrf="([^"]+)"', self.page).group(1)
+        csrf = re.search(r'name="csrf" value="([^"]+)"', self.page).group(1)
         version = re.search(r'name="version" value="([^"]+)"', self.page).group(1)
         form = {"csrf": csrf, "version": version, "action": "transfer", "player": str(payer), "to": f"to:{payee}"}
-        body = urlencode(form | {"amount": amount, "anchor": f"p{payer}"})
-        headers = {"Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded"}
+        body = urlencode(form | {"amount": amount, "view": f"/games/big/player/{payer}"})
+        headers = {"Cookie": self.cookie, "Content-Type": "application/x-www-form-urlencoded", "X-Fragment": "1"}
         began = time.perf_counter()
         self.conn.request("POST", "/games/big/bank", body=body, headers=headers)
         response = self.conn.getresponse()
         response.read()
         if response.status != 303:
             raise RuntimeError(f"payment refused: {response.status}")
-        self.get(response.headers["Location"].split("#")[0])
+        self.get(response.headers["Location"], fragment=True)
         elapsed = (time.perf_counter() - began) * 1000
         return elapsed
 
 
 def shown_cash(page: str, player: int) -> int:
-    """The cash the game page shows for ``player`` (« M 12,5M »)."""
-    shown = re.search(rf'id="cash-{player}-shown">([^<]*)<', page).group(1)
+    """The cash a view shows for ``player`` on their chip (« M 12,5M »)."""
+    shown = re.search(rf'id="chip-{player}"[^>]*><span>[^<]*</span> <b>([^<]*)</b>', page).group(1)
     return money.parse(shown.removeprefix("M ").replace("\u202f", ""), "cash", "fr")
 
 
@@ -104,7 +106,7 @@ def run(folder: Path, payments: int, limit: CpuLimit | None, pause: float = 0.0)
     process, port = start(folder, limit)
     try:
         phone = Phone(port)
-        phone.get("/games/big")
+        phone.get("/games/big/player/0")
         for i in range(10):  # warm-up: templates compiled, imports done, the game read once
             phone.pay(i % 6, (i + 1) % 6, "1k")
         times = []

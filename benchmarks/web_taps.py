@@ -26,10 +26,11 @@ import contextlib
 import shutil
 import sys
 import tempfile
-from collections.abc import Callable, Iterator
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -65,6 +66,11 @@ class Count:
         return " + ".join(parts)
 
 
+#: Whether a control's middle is the control itself (not a bar fixed over it): what a thumb would touch there.
+UNCOVERED = """(el) => { const r = el.getBoundingClientRect();
+  const at = document.elementFromPoint(r.x + r.width / 2, r.y + r.height / 2); return !!at && el.contains(at); }"""
+
+
 class Thumb:
     """A banker's thumb on one page: every tap, letter and scroll counted into :attr:`count`."""
 
@@ -88,6 +94,11 @@ class Thumb:
             after = self.page.evaluate("window.scrollY")
             self.count.scroll += abs(after - before)
             self.count.notes.append(f"scrolled to {selector}")
+        elif not found.evaluate(UNCOVERED):  # on the screen but under a bar fixed to its edge: scrolled to, too
+            before = self.page.evaluate("window.scrollY")
+            self.page.evaluate("(px) => window.scrollBy(0, px)", box["height"] * 2)
+            self.count.scroll += abs(self.page.evaluate("window.scrollY") - before) or 1
+            self.count.notes.append(f"{selector} under a fixed bar")
         return found
 
     def tap(self, selector: str, then: str | None = None, navigates: bool = False) -> None:
@@ -185,156 +196,139 @@ TODAY: dict[str, str] = {
 }
 
 
-# --- the pages before the redesign (commit 897c142) ------------------------------------------------------
+# --- the views (unit/web/table.py) --------------------------------------------------------------------------
 
 
-def today_flows(thumb: Thumb, base: str, name: str, folder: Path) -> Iterator[tuple[str, Count]]:
-    """Each transaction on the one-page game, from the game page at its top (where every tap leaves the banker)."""
+def flows(thumb: Thumb, base: str, name: str, folder: Path, unit: Any) -> Iterator[tuple[str, Count]]:
+    """Each transaction from the view the one before left the banker on (the evening goes on from view to view)."""
     page = thumb.page
-    game_url = f"{base}/games/{name}"
+    page.goto(f"{base}/games/{name}")
+    page.wait_for_selector("#find")
 
-    def top() -> None:
-        page.goto(game_url)
-
-    top()
     square = "Belvédère"
     payer = (holder(folder, square) + 1) % 4
     count = thumb.start()
-    thumb.tap("#tab-rent", then="#q", navigates=True)
-    thumb.tap("#q")
-    thumb.type("#q", "bel")
-    thumb.tap("#squares li:not([hidden]) a", then=f"#pay-{payer}", navigates=True)
-    thumb.tap(f"#pay-{payer}", then="#done", navigates=True)
+    thumb.tap("#find")
+    thumb.type("#find", "bel")
+    thumb.tap("#found a", then=f"#pay-{payer}")
+    thumb.tap(f"#pay-{payer}", then="#done")
     yield "rent (square by 3 letters)", count
 
-    top()
     free = free_squares(folder)
     count = thumb.start()
-    thumb.choose("#buy-1", free[0])
-    thumb.tap("#buy-1-go", then="#done", navigates=True)
+    thumb.tap("#chip-1", then="#to-buy")
+    thumb.tap("#to-buy", then="#buy-grid")
+    thumb.tap(f"#buy-grid button[value='{free[0]}']", then="#done")
     yield "buy at the printed price", count
 
-    top()
     count = thumb.start()
-    thumb.tap("#player-2 button[data-op='salary']", then="#done", navigates=True)
+    thumb.tap("#chip-2", then="#op-salary")
+    thumb.tap("#op-salary", then="#done")
     yield "GO salary", count
 
-    top()
-    target = held_by(folder, 3)[-1]
+    target = held_by(folder, 2)[-1]
     count = thumb.start()
-    thumb.tap(f"article[data-square='{target}'] button[data-op='residential']", then="#done", navigates=True)
+    thumb.tap(f"#holdings a[href$='/{quote(target)}']", then="#op-residential")
+    thumb.tap("#op-residential", then="#done")
     yield "one block (the first)", count
     count = thumb.start()
-    thumb.tap(f"article[data-square='{target}'] button[data-op='residential']", then="#done", navigates=True)
+    done = int(page.get_attribute("#done", "data-n") or 0)
+    thumb.tap("#op-residential", then=f"#done[data-n='{done + 1}']")
     yield "one block (each further one)", count
 
-    top()
     count = thumb.start()
-    thumb.choose("#transfer-0-to", "to:1")
-    thumb.tap("#transfer-0")
-    thumb.type("#transfer-0", "1,5M", amount=True)
-    thumb.tap("#transfer-0-go", then="#done", navigates=True)
+    thumb.tap("#chip-0", then="#amount")
+    thumb.tap("#amount")
+    thumb.type("#amount", "1,5M", amount=True)
+    thumb.tap("#pay-to-1", then="#done")
     yield "transfer between players", count
 
-    top()
+    # The banker looked the square up where the pawn stands (not counted: a rent or a buy starts the same way).
+    page.goto(f"{base}/games/{name}/square/{quote(free[1])}")
     count = thumb.start()
-    thumb.choose("#buy-2", free[1])
-    thumb.tap("#buy-2-auction", navigates=True)
-    yield "auction sale after the box's countdown", sale_today(thumb, count, base, name)
+    thumb.tap("#to-auction", then="#auction-note")
+    unit.press("auction")  # the box's countdown; its end offers the sale on the open view
+    page.wait_for_selector("#sale", timeout=20_000)
+    thumb.tap("#sale-price")
+    thumb.type("#sale-price", "2,4M", amount=True)
+    thumb.tap("#sale-to-1", then="#done")
+    yield "auction sale after the box's countdown", count
 
-    top()
     sold = held_by(folder, 0)[0]
     count = thumb.start()
-    card = f"article[data-square='{sold}']"
-    thumb.tap(f"{card} details.fix summary")
-    thumb.choose(f"{card} select[name='player']", "1", navigates=True)
-    for who, cash in ((1, "10M"), (0, "30M")):
-        thumb.tap(f"#fix-p{who} summary")
-        thumb.tap(f"#cash-{who}")
-        page.fill(f"#cash-{who}", "")
-        thumb.type(f"#cash-{who}", cash, amount=True)
-        thumb.tap(f"#p{who} form:has(#cash-{who}) button", navigates=True)
-    count.notes.append("outside the history")
+    thumb.tap("#chip-0", then="#holdings")
+    thumb.tap(f"#holdings a[href$='/{quote(sold)}']", then="#to-trade")
+    thumb.tap("#to-trade", then="#price")
+    thumb.tap("#price")
+    thumb.type("#price", "3M", amount=True)
+    thumb.tap("#trade-to-1", then="#done")
     yield "trade of one square for money", count
 
-    top()
-    thumb.start()  # the entry to undo: not counted
-    thumb.tap("#player-3 button[data-op='fine']", then="#done", navigates=True)
     count = thumb.start()
-    thumb.tap("#done-undo", then="#undone", navigates=True)
+    thumb.tap("#done-undo", then="#undone")
     yield "undo the last entry", count
 
-    top()
     count = thumb.start()
-    thumb.tap("#history button[id^='undo-'] >> nth=2", then="#ask", navigates=True)
-    thumb.tap("#ask-yes", then="#undone", navigates=True)
+    entries = len(positions.load(folder / f"{name}.game.yaml").history)
+    thumb.tap("#to-history", then="#history")
+    thumb.tap(f"#undo-{entries - 2}", then="#ask")
+    thumb.tap("#ask-yes", then="#undone")
     yield "undo the last 3", count
-
-
-def sale_today(thumb: Thumb, count: Count, base: str, name: str) -> Count:
-    """The box's sale as the page offered it: the form shown (the countdown is the box's), a buyer, a price."""
-    page = thumb.page
-    offer = page.request.get(f"{base}/games/{name}/sale")
-    if offer.status != 200:  # no unit here: the offer's own form, as the page shows it, is counted
-        count.notes.append("the sale's form counted as the page shows it (4 fields)")
-        count.taps += 2 + 1 + 1  # the buyer's list (open, choose), the price field, « Record the sale »
-        count.amount = True
-    return count
 
 
 # --- running it ----------------------------------------------------------------------------------------------
 
 
-@contextlib.contextmanager
-def served(folder: Path) -> Iterator[str]:
-    from helpers import serving
-
-    with serving(None) as base:
-        yield base
-
-
-def measure(flows: Callable[[Thumb, str, str, Path], Iterator[tuple[str, Count]]] = today_flows) -> dict[str, Count]:
-    """Every transaction's count, on a fresh evening."""
+def measure(chromium: Any = None) -> dict[str, Count]:
+    """Every transaction's count, on a fresh evening, with a unit running (short auctions) and the phone paired
+    (``chromium``: a browser already launched, or None to launch one)."""
     from helpers import browser
 
-    from unit.web.app import create_app  # noqa: F401  (the web extra is installed)
+    with contextlib.ExitStack() as stack:
+        if chromium is None:
+            chromium = stack.enter_context(browser())
+        return played(chromium)
+
+
+def played(chromium: Any) -> dict[str, Count]:
+    from helpers import RunningUnit, serving_data
 
     with tempfile.TemporaryDirectory() as tmp:
+        state = Path(tmp) / "state"
         folder = Path(tmp) / "data"
+        state.mkdir()
         folder.mkdir()
         name = evening(folder)
-        with serving_data(folder) as base, browser() as chromium:
+        with (
+            RunningUnit(state, AUCTION) as unit,
+            serving_data(folder, state) as base,
+        ):
             context = chromium.new_context(
                 viewport=VIEWPORT, device_scale_factor=1, is_mobile=True, has_touch=True, locale="fr"
             )
             page = context.new_page()
-            thumb = Thumb(page)
-            found = dict(flows(thumb, base, name, folder))
+            pair(page, base, unit)
+            found = dict(flows(Thumb(page), base, name, folder, unit))
             context.close()
     return found
 
 
-@contextlib.contextmanager
-def serving_data(folder: Path) -> Iterator[str]:
-    """The web application on ``folder`` as its data folder, under uvicorn on loopback."""
-    import threading
+#: The box's auction, short: the sale is offered within seconds.
+AUCTION = {"auction": {"seconds": 1.5, "warning_seconds": 0.5}}
 
-    import uvicorn
-    from helpers import free_port, wait_for
 
-    from unit.web.app import create_app
+def pair(page: Any, base: str, unit: Any) -> None:
+    """The banker's phone paired with the box (the sale is offered to a paired phone only)."""
+    from helpers import wait_for_unit
 
-    port = free_port()
-    app = create_app(None, "fr", folder)
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_for(lambda: server.started, 10, "the web service to start")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    page.goto(f"{base}/remote")
+    wait_for_unit(page)
+    page.click("#request-code")
+    page.fill("#code", unit.shown_code())
+    with page.expect_navigation():
+        page.click("#pair")
+    page.wait_for_selector("[data-button='auction']")
+    unit.press("power")  # the game on: the box's auctions run
 
 
 def over(counts: dict[str, Count]) -> list[str]:
@@ -345,15 +339,29 @@ def over(counts: dict[str, Count]) -> list[str]:
         if count is None:
             wrong.append(f"{what}: not played")
         elif count.taps > taps or count.letters > letters or count.scroll:
-            wrong.append(f"{what}: {count.said()} (at most {taps} taps{f' + {letters} letters' if letters else ''})")
+            allowed = f"at most {taps} taps{f' + {letters} letters' if letters else ''}"
+            wrong.append(f"{what}: {count.said()} ({allowed}; {'; '.join(count.notes)})")
     return wrong
+
+
+def table(counts: dict[str, Count]) -> list[tuple[str, str, str, str]]:
+    """The issue's table: each transaction, today's count, the count now, what is allowed."""
+    rows = []
+    for what, (taps, letters) in ALLOWED.items():
+        now = counts[what].said() if what in counts else "not played"
+        rows.append((what, TODAY.get(what, ""), now, f"{taps} taps" + (f" + {letters} letters" if letters else "")))
+    return rows
 
 
 def main() -> int:
     counts = measure()
-    for what, count in counts.items():
-        print(f"{what:42} {count.said()}" + (f"   ({'; '.join(count.notes)})" if count.notes else ""))
-    return 0
+    print(f"{'transaction':42} {'before (one page)':40} {'now':28} at most")
+    for what, today, now, allowed in table(counts):
+        print(f"{what:42} {today:40} {now:28} {allowed}")
+    wrong = over(counts)
+    for line in wrong:
+        print("over the table:", line)
+    return 1 if wrong else 0
 
 
 if __name__ == "__main__":

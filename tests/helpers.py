@@ -393,6 +393,28 @@ def serving(state_dir: Path | None, language: str = "fr") -> Iterator[str]:
         thread.join(10)
 
 
+@contextlib.contextmanager
+def serving_data(data: Path, state_dir: Path | None = None, language: str = "fr") -> Iterator[str]:
+    """The web application on ``data`` as the calculator's folder (``state_dir``: the unit's, or None), under
+    uvicorn in a thread on a free loopback port: yields its base URL."""
+    import uvicorn
+
+    from unit.web.app import create_app
+
+    port = free_port()
+    app = create_app(state_dir, language, data)
+    app.state.web.hub.listening = ("127.0.0.1", port)
+    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=server.run, daemon=True)
+    thread.start()
+    wait_for(lambda: server.started, 10, "the web service to start")
+    try:
+        yield f"http://127.0.0.1:{port}"
+    finally:
+        server.should_exit = True
+        thread.join(10)
+
+
 # --- the calculator's sample files and forms -------------------------------------------------------------
 
 THREE_DISTRICTS = """\
@@ -507,18 +529,39 @@ def create(page, base: str, name: str, edition: str, players: str) -> None:
     page.wait_for_url(f"**/games/{name}")
 
 
+def answered(page) -> None:
+    """The view's answer is in: the page's script swapped it in (or the browser loaded it)."""
+    page.wait_for_selector("body:not([data-busy])", state="attached")
+    page.wait_for_selector(".table", state="attached")
+
+
+def view(page, path: str = "") -> None:
+    """A view of the game the page shows, by its path below the game (``/square/Les Halles``), as a link would."""
+    game = page.url.split("/games/", 1)[1].split("/", 1)[0].split("?", 1)[0]
+    base = page.url.split("/games/", 1)[0]
+    page.goto(f"{base}/games/{game}{path}")
+    page.wait_for_selector(".table")
+
+
 def buy(page, player: int, square: str) -> None:
-    page.select_option(f"#buy-{player}", square)
-    page.click(f"#buy-{player}-go")
-    page.wait_for_selector(f"#p{player} article[data-square='{square}']")
+    """From any view of the game: the player's chip, « Buy… », the square at its printed price (one tap each);
+    back on the player's view, the square among theirs."""
+    page.click(f"#chip-{player}")
+    answered(page)
+    page.click("#to-buy")
+    answered(page)
+    page.click(f"#buy-grid button[value='{square}']")
+    answered(page)
+    page.wait_for_selector(f"#holdings a:has-text('{square}')")
 
 
 def tap(page, square: str, value: str) -> None:
-    """One tap on a district's card (``residential=3``, ``skyscraper=1``), among its corrections made without
-    paying (the bank's taps are test_web_bank_browser.py's); the page comes back."""
-    page.locator(f"article[data-square='{square}'] details.fix").evaluate("details => { details.open = true; }")
-    with page.expect_navigation():  # the answer is a new page (a redirect, or the refusal)
-        page.click(f"article[data-square='{square}'] button[value='{value}']")
+    """One correction made without paying on a square's view (``residential=3``, ``skyscraper=1``), among its
+    folded corrections (the bank's taps are test_web_bank_browser.py's); the view comes back."""
+    view(page, f"/square/{square}")
+    page.locator("#fix-square").evaluate("details => { details.open = true; }")
+    page.click(f"#fix-square button[value='{value}']")
+    answered(page)
 
 
 def shown_fortunes(page) -> dict[str, int]:
@@ -557,14 +600,6 @@ def bank_flow(entries: Iterable[Entry]) -> int:
             elif p.payee is None and p.payer is not None:
                 flow -= p.amount
     return flow
-
-
-def without_revision(text: str | bytes) -> str:
-    """A game file's text without its ``revision:`` line: every write adds one to it (a version never repeats), so
-    a file undone back to where it was is that file but for this line."""
-    if isinstance(text, bytes):
-        text = text.decode("utf-8")
-    return re.sub(r"(?m)^revision: \d+\n", "", text)
 
 
 # --- what a page asks of a thumb and of a screen reader (issue 27 item 6) ----------------------------------
@@ -617,3 +652,11 @@ def assert_accessible(page: Any, what: str = "") -> None:
     assert not violations, f"{where}: axe-core: " + "\n".join(violations)
     small = small_targets(page)
     assert not small, f"{where}: controls under {THUMB} CSS px: {small}"
+
+
+def without_revision(text: str | bytes) -> str:
+    """A game file's text without its ``revision:`` line: every write adds one to it (a version never repeats), so
+    a file undone back to where it was is that file but for this line."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    return re.sub(r"(?m)^revision: \d+\n", "", text)

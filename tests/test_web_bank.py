@@ -74,11 +74,11 @@ def error_of(page: httpx.Response) -> str:
 
 
 def cash_shown(page: httpx.Response) -> list[str]:
-    return [html.unescape(c) for c in re.findall(r'class="cash" id="cash-\d+-shown">([^<]*)<', page.text)]
+    return [html.unescape(c) for c in re.findall(r'id="chip-\d+"[^>]*><span>[^<]*</span> <b>([^<]*)</b>', page.text)]
 
 
 def history_shown(page: httpx.Response) -> list[str]:
-    return [html.unescape(line) for line in re.findall(r'class="bank-line">([^<]*)<', page.text)]
+    return [html.unescape(line) for line in re.findall(r'data-n="\d+"><span>([^<]*)</span>', page.text)]
 
 
 def fortunes_shown(page: httpx.Response) -> dict[str, int]:
@@ -139,7 +139,7 @@ def test_a_city_evening_at_the_bank_agrees_with_the_command_line(app, data, caps
     phone.tap(action="square", square="Quai Nord", op="lift")
     phone.tap(action="player", player="0", op="tax")  # the industry tax: Alice has an industrial block
     phone.tap(action="transfer", player="1", to="to:0", amount="1,5M")
-    page = phone.look()
+    page = phone.look("/history")
     status, out, err = cli_json(capsys, "history", str(path))
     assert history_shown(page) == [e["text"] for e in reversed(out["history"])]
     assert history_shown(page)[0] == "Bruno → Alice · M 1,5M · virement"
@@ -169,7 +169,7 @@ def test_what_the_page_records_is_what_the_command_line_records(app, data, capsy
     assert path.read_bytes() == by_page
     # and a payment by the command line shows on the page, undone there
     assert cli_json(capsys, "pay", str(path), "Alice", "banque", "100k")[0] == 0
-    assert history_shown(Banker(app).look())[0] == "Alice → banque · M 100k · virement"
+    assert history_shown(Banker(app).look("/history"))[0] == "Alice → banque · M 100k · virement"
     phone.tap(action="undo", count="1")
     assert without_revision(path.read_bytes()) == without_revision(by_page)  # but the revision: 3 then 5
 
@@ -306,7 +306,7 @@ def test_undoing_several_entries_asks_first_and_restores_the_file_byte_for_byte(
     phone.tap(action="buy", player="0", square="Les Halles")
     phone.tap(action="square", square="Les Halles", op="residential")
     phone.tap(action="square", square="Les Halles", op="mortgage")
-    page = phone.look()
+    page = phone.look("/history")
     assert re.findall(r'id="undo-(\d+)">([^<]*)<', page.text) == [
         ("3", "Annuler"),
         ("2", "Annuler jusqu&#39;ici (2)"),
@@ -369,8 +369,8 @@ def test_a_classic_evening_houses_a_hotel_sold_back_and_a_tax_square(app, data, 
     for _ in range(4):
         for square in ("Rue de la Paix", "Avenue des Champs-Élysées"):
             phone.tap(action="square", square=square, op="house")
-    page = phone.look().text
-    assert page.count('data-op="hotel">Hôtel <b>200</b>') == 2  # 4 houses on each street: a hotel offered
+    for street in ("Rue de la Paix", "Avenue des Champs-Élysées"):  # 4 houses on each street: a hotel offered
+        assert 'id="op-hotel">Hôtel <b>200</b>' in phone.look(f"/square/{street}").text
     phone.tap(action="square", square="Rue de la Paix", op="hotel")
     phone.tap(action="square", square="Rue de la Paix", op="sell_one")  # the hotel back to 4 houses
     phone.tap(action="player", player="1", op="tax:Taxe de luxe")
@@ -480,7 +480,8 @@ def test_the_paired_phone_is_offered_the_box_s_sale_and_records_it_in_one_tap(tm
             wait_for(lambda: app.state.sales.pending() is not None, 5, "the sale to be offered")
             page = phone.look()
             assert 'id="sale"' in page.text and "Enchère terminée sur le boîtier" in html.unescape(page.text)
-            assert re.search(r'<option value="Port Sud" selected>', page.text)  # the square put up for auction
+            assert 'name="square" value="Port Sud"' in page.text  # the square put up for auction
+            assert 'name="player"' in page.text and "selected" not in page.text.split('id="sale"')[1]  # no buyer preset
             assert 'id="sale"' not in stranger.look().text  # a phone not paired is not offered it
             fragment = client.get("/games/soiree/sale")
             assert fragment.status_code == 200 and fragment.text.lstrip().startswith('<section class="bank-sale"')
@@ -619,7 +620,7 @@ def test_a_game_changed_on_disk_is_seen_and_a_tap_from_before_is_refused(app, da
     assert late.status_code == 409 and path.read_bytes() == written
     page = phone.look()
     assert page.text.replace(phone.csrf, "") == page_afresh(data, phone)
-    assert history_shown(page)[0] == "Bruno → Alice · M 500k · virement"
+    assert history_shown(phone.look("/history"))[0] == "Bruno → Alice · M 500k · virement"
     game = game_of(path)
     assert cash_shown(page) == [money.text("city", p.cash, "fr") for p in game.players]
     # by hand: the same game, written otherwise (a blank line before each entry and each player)
@@ -640,7 +641,7 @@ def test_an_edition_changed_within_one_tick_and_of_the_same_size_is_read_again(a
     phone.tap(action="buy", player="0", square="Les Halles")
 
     def residential_price() -> str:
-        found = re.search(r'data-op="residential">[^<]*<b>([^<]*)</b>', phone.look().text)
+        found = re.search(r'id="op-residential">[^<]*<b>([^<]*)</b>', phone.look("/square/Les Halles").text)
         return html.unescape(found.group(1))
 
     assert residential_price() == "M 200k"

@@ -194,7 +194,7 @@ def test_a_change_made_by_hand_is_named_by_the_pages_undo_then_recorded_and_undo
     )
     phone.look()
     assert phone.bank(action="hand").status_code == 303
-    assert "modification à la main inscrite · Port Sud : résidentiels 0 → 3" in html.unescape(phone.look())
+    assert "modification à la main inscrite · Port Sud : résidentiels 0 → 3" in html.unescape(phone.look("/history"))
     phone.look()
     assert phone.bank(action="undo", count="2", confirm="1").status_code == 303
     assert game_of(data).players[0].holdings == () and game_of(data).players[0].cash == 20_000_000

@@ -409,8 +409,7 @@ def test_the_file_written_is_the_one_the_editions_pages_and_the_command_line_rea
 
 def test_the_industry_tax_is_offered_before_its_amount_is_copied(table, data):
     """Alice has an industrial block: her tax tap is there, without an amount; it asks the board's amount."""
-    page = table.get("/games/soiree").text
-    alice, bruno = page.split('id="p1"')
-    assert 'data-op="tax"' in alice and 'data-op="tax"' not in bruno  # Bruno owes no industry tax
+    alice, bruno = (table.get(f"/games/soiree/player/{i}").text for i in (0, 1))  # each player's view
+    assert 'id="op-tax"' in alice and 'id="op-tax"' not in bruno  # Bruno owes no industry tax
     asked = tap(table, action="player", player="0", op="tax")
     assert query(asked.headers["location"]) == {"for": "tax", "player": "0"}

@@ -56,7 +56,7 @@ def new_city_game(page: Any, base: str, title: str, players: str) -> None:
     page.fill("#new-name", title)
     page.fill("#new-players", players)
     page.click("#create")
-    page.wait_for_selector("#p0")
+    page.wait_for_selector("#chip-0")
 
 
 def one_screen(page: Any, what: str) -> None:
@@ -88,6 +88,7 @@ def test_a_city_evening_from_an_empty_folder_asks_each_card_once(chromium, tmp_p
         you = Counted(page)
 
         # Buy: a card not in the edition yet (the card in the banker's hand): its name, a new group, its price.
+        page.goto(f"{base}/games/vendredi-soir/player/0/buy")  # the buy view (the player, Buy…: counted elsewhere)
         you.tap("#new-card-0")
         page.wait_for_selector("#f-name")
         assert_accessible(page, "a new card, the first of the edition")
@@ -100,6 +101,7 @@ def test_a_city_evening_from_an_empty_folder_asks_each_card_once(chromium, tmp_p
         first_buy = (you.taps, you.values)
         assert first_buy == (4, 3)  # new card, M key, save, buy; name, group, price
         # the second card of the group: its group is one tap
+        page.goto(f"{base}/games/vendredi-soir/player/1/buy")
         you.tap("#new-card-1")
         page.wait_for_selector("#f-name")
         you.type("#f-name", "Halles")
@@ -108,6 +110,7 @@ def test_a_city_evening_from_an_empty_folder_asks_each_card_once(chromium, tmp_p
         assert_accessible(page, "a new card, a group to choose")
         one_screen(page, "a new card, a group to choose")
         saved_then_done(you)
+        page.goto(f"{base}/games/vendredi-soir/player/0/buy")
         you.tap("#new-card-0")
         you.type("#f-name", "Port Sud")
         you.tap("#group-new")
@@ -141,26 +144,28 @@ def test_a_city_evening_from_an_empty_folder_asks_each_card_once(chromium, tmp_p
         assert page.is_visible("#pay-1") and "card" not in page.url
 
         # A block: its cost asked once (the card's), then each further block in one tap.
-        page.goto(f"{base}/games/vendredi-soir#p0")
-        you.tap("article[data-square='Docks'] button[data-op='residential']")
+        page.goto(f"{base}/games/vendredi-soir/square/Docks")
+        you.tap("#op-residential")
         page.wait_for_selector("#f-residential_cost")
         one_screen(page, "a block cost")
         you.key("#f-residential_cost", "500", "k")
         saved_then_done(you)
         before = you.taps
-        you.tap("article[data-square='Docks'] button[data-op='residential']")
+        page.goto(f"{base}/games/vendredi-soir/square/Docks")
+        you.tap("#op-residential")
         page.wait_for_selector("#done")
         assert you.taps - before == 1
         # Halles, the group's other card: its block cost offered from Docks', a tap to keep it
-        you.tap("article[data-square='Halles'] button[data-op='residential']")
+        page.goto(f"{base}/games/vendredi-soir/square/Halles")
+        you.tap("#op-residential")
         page.wait_for_selector("#f-residential_cost")
         assert page.input_value("#f-residential_cost") == "500k"
         assert page.is_visible("#h-residential_cost")  # « as the other cards of group vert: check it on the card »
         saved_then_done(you)
 
         # The GO salary: the board's amount, asked once.
-        page.goto(f"{base}/games/vendredi-soir#p1")
-        you.tap("#player-1 button[data-op='salary']")
+        page.goto(f"{base}/games/vendredi-soir/player/1")
+        you.tap("#op-salary")
         page.wait_for_selector("#f-go_salary")
         assert_accessible(page, "the GO salary")
         one_screen(page, "the GO salary")
@@ -170,7 +175,8 @@ def test_a_city_evening_from_an_empty_folder_asks_each_card_once(chromium, tmp_p
         assert_accessible(page, "the bank's action, ready")
         you.tap("#card-do")
         page.wait_for_selector("#done")
-        you.tap("#player-1 button[data-op='salary']")
+        page.goto(f"{base}/games/vendredi-soir/player/1")
+        you.tap("#op-salary")
         page.wait_for_selector("#done")  # never again
 
         # The end: the fortunes ask for the rents still missing (Halles, Port Sud), then count.
@@ -218,8 +224,9 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
             assert_accessible(page, f"games ({lang})")
             shots.append(screenshot(page, out / lang / "games-new.png", "#new-edition", "#create", full_page=True))
             page.click("#create")
-            page.wait_for_selector("#p0")
+            page.wait_for_selector("#chip-0")
             slug = page.url.rsplit("/", 1)[-1]
+            page.goto(f"{base}/games/{slug}/player/1/buy")
             page.click("#new-card-1")
             page.fill("#f-name", "Docks")
             page.fill("#f-new_group", {"fr": "vert", "en": "green"}[lang])

@@ -236,9 +236,8 @@ def test_a_whole_evening_from_the_cards_typed_to_the_fortunes(chromium, tmp_path
             tap(page, "Rue des Lilas", value)
         tap(page, "Quai du Port", "residential=1")
 
-        page.click("#tab-rent")
-        page.fill("#q", "lilas")
-        page.click("#squares li:not([hidden]) a")
+        page.fill("#find", "lil")  # the square by 3 letters, then its view: its rent
+        page.click("#found a")
         page.wait_for_selector("#rent-total")
         expected = cli(data, "rent", "soiree.game.yaml", "Rue des Lilas")
         # 3 blocks: the card's value for 3 (50k, 200k, 400k, 600k, ...), as typed; no skyscraper, no tower

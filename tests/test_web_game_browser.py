@@ -1,8 +1,8 @@
 """The calculator on the phone in a real browser (issue 14): Playwright for Python driving Debian's Chromium.
 
-A person's evening: start a game on an invented three-district City edition, buy and build with taps,
-read a rent (searching part of a name) and the fortunes, and compare every figure with
-``monopoly-city rent/fortune GAME --json`` on the same files; the same on the classic board; and bad
+A person's evening: start a game on an invented three-district City edition, buy and correct with taps on the
+game's views (unit/web/table.py), read a rent (a square found by part of its name) and the fortunes, and compare
+every figure with ``monopoly-city rent/fortune GAME --json`` on the same files; the same on the classic board; and bad
 input through the forms (a ninth block, a building on a district nobody owns, a negative cash) shows
 the field's error and leaves the file as it was. Skipped with one line when there is no Chromium.
 ``make golden`` rewrites the calculator's phone-sized screenshots under docs/images/phone/.
@@ -16,13 +16,29 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from helpers import PHONE, THREE_DISTRICTS, buy, cli, create, phone, screenshot, serving, shown_fortunes, tap  # noqa: E402
+from helpers import (  # noqa: E402
+    PHONE,
+    SMALL_PHONE,
+    THREE_DISTRICTS,
+    answered,
+    buy,
+    cli,
+    create,
+    phone,
+    screenshot,
+    serving,
+    shown_fortunes,
+    tap,
+    view,
+)
 
 pytestmark = pytest.mark.browser
 
 
 def count(page, square: str, key: str) -> int:
-    return int(page.text_content(f"article[data-square='{square}'] output[data-key='{key}']") or "-1")
+    """A holding's count as its square's view shows it among the corrections."""
+    view(page, f"/square/{square}")
+    return int(page.text_content(f"#fix-square output[data-key='{key}']") or "-1")
 
 
 def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str = "fr") -> None:
@@ -30,7 +46,7 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
     data = state_dir / "calculator"  # serve's default beside --state-dir
     data.mkdir(parents=True, exist_ok=True)
     (data / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
-    with serving(state_dir, lang) as base, phone(chromium, lang) as page:
+    with serving(state_dir, lang) as base, phone(chromium, lang, SMALL_PHONE) as page:
         if shots is not None:
             page.goto(f"{base}/games")
             page.fill("#new-name", "soiree")
@@ -43,52 +59,58 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
             tap(page, "Les Halles", value)
         assert (count(page, "Les Halles", "residential"), count(page, "Les Halles", "industrial")) == (3, 2)
         tap(page, "Quai Nord", "skyscraper=1")
-        assert page.get_attribute("article[data-square='Quai Nord'] button[data-key='skyscraper']", "aria-pressed")
+        assert page.get_attribute("#fix-square button[data-key='skyscraper']", "aria-pressed") == "true"
         game_file = data / "soiree.game.yaml"
 
         # A building on a district nobody owns: the form names Port Sud (nobody's) instead of Les Halles.
         before = game_file.read_bytes()
-        page.locator("article[data-square='Les Halles'] form.taps input[name='square']").evaluate(
+        view(page, "/square/Les Halles")
+        page.locator("#fix-square form.fix-grid input[name='square']").evaluate(
             "input => { input.value = 'Port Sud'; }"
         )
-        tap(page, "Les Halles", "residential=4")
+        page.locator("#fix-square").evaluate("details => { details.open = true; }")
+        page.click("#fix-square button[value='residential=4']")
+        answered(page)
         assert "Port Sud" in page.text_content("#error") and game_file.read_bytes() == before
-        # A ninth block.
-        page.goto(f"{base}/games/soiree")
+        # A ninth block: refused beside the corrections, on the square's view.
         for value in ("residential=4", "residential=5", "residential=6"):
             tap(page, "Les Halles", value)
         before = game_file.read_bytes()
         tap(page, "Les Halles", "industrial=3")
-        assert "9" in page.text_content("article[data-square='Les Halles'] .field-error")
+        assert "9" in page.text_content("#fix-square .field-error")
         assert game_file.read_bytes() == before and count(page, "Les Halles", "industrial") == 2
         if shots is not None:
-            page.locator("article[data-square='Les Halles']").scroll_into_view_if_needed()
-            screenshot(page, shots / "game-refused.png", "article[data-square='Les Halles'] .field-error")
-        # A negative cash.
-        page.click("#fix-p1 summary")
-        page.fill("#cash-1", "-5M")
-        page.press("#cash-1", "Enter")
-        page.wait_for_selector("#p1 .field-error")
-        assert game_file.read_bytes() == before
-        if not page.is_visible("#cash-1"):  # the refusal's page opens the corrections where it is
-            page.click("#fix-p1 summary")
-        page.fill("#cash-1", "12,5M")
-        page.press("#cash-1", "Enter")
-        page.wait_for_selector("#cash-1-shown:has-text('12,5M')" if lang == "fr" else "#cash-1-shown:has-text('12.5M')")
+            page.locator("#fix-square").evaluate("details => { details.open = true; }")
+            tap(page, "Les Halles", "industrial=3")
+            page.locator("#fix-square .field-error").scroll_into_view_if_needed()
+            screenshot(page, shots / "game-refused.png", "#fix-square .field-error")
+        # A negative cash: refused beside the field, what was typed kept; then the right one.
+        page.click("#chip-1")
+        answered(page)
+        page.locator("#fix-player").evaluate("details => { details.open = true; }")
+        page.fill("#fix-cash", "-5M")
+        page.press("#fix-cash", "Enter")
+        answered(page)
+        page.wait_for_selector("#fix-player .field-error")
+        assert game_file.read_bytes() == before and page.input_value("#fix-cash") == "-5M"
+        page.fill("#fix-cash", "12,5M" if lang == "fr" else "12.5M")
+        page.press("#fix-cash", "Enter")
+        answered(page)
+        page.wait_for_selector("#chip-1 b:has-text('12,5M')" if lang == "fr" else "#chip-1 b:has-text('12.5M')")
         buy(page, 1, "Port Sud")
-        page.select_option("article[data-square='Port Sud'] select[id$='-hazard']", "dump")  # applies at once
-        page.wait_for_selector("article[data-square='Port Sud'] option[value='dump'][selected]", state="attached")
-        if shots is not None:
-            page.goto(f"{base}/games/soiree")
-            screenshot(page, shots / "game.png", "#p0", "#p1", "#tab-rent")
+        view(page, "/square/Port Sud")
+        page.locator("#fix-square").evaluate("details => { details.open = true; }")
+        page.select_option("#fix-hazard", "dump")
+        page.click("#fix-square form:has(#fix-hazard) button")
+        answered(page)
+        page.wait_for_selector("#fix-hazard option[value='dump'][selected]", state="attached")
 
-        # Rent in two taps: the tab, then the square found by part of its name.
-        page.click("#tab-rent")
-        page.fill("#q", "hal")
-        assert page.is_hidden("#squares li[data-key^='port sud']") and page.is_visible(
-            "#squares li[data-key^='les halles']"
-        )
-        page.click("#squares li:not([hidden]) a")
+        # A rent: the square found by part of its name, its view says who pays what and why.
+        page.click("#find")
+        page.fill("#find", "hal")
+        assert page.text_content("#found").count("Port Sud") == 0 and "Les Halles" in page.text_content("#found")
+        page.click("#found a")
+        answered(page)
         page.wait_for_selector("#rent-total")
         expected = cli(data, "rent", "soiree.game.yaml", "Les Halles", "--lang", lang)
         assert (
@@ -97,6 +119,7 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
         shown = [li.text_content() for li in page.query_selector_all(".explanation li")]
         assert shown == expected["explanation"]
         if shots is not None:
+            page.goto(f"{base}/games/soiree/rent?square=Les+Halles")
             screenshot(page, shots / "rent.png", "#rent-total", ".explanation li")
 
         page.goto(f"{base}/games/soiree/fortunes")
@@ -122,7 +145,7 @@ def test_a_city_evening_in_the_browser_agrees_with_the_command_line(chromium, tm
     """The evening in both languages, each screen checked and photographed (``make golden`` keeps them)."""
     (phone_images / lang).mkdir(parents=True, exist_ok=True)
     city_evening(chromium, tmp_path / "state", phone_images / lang, lang)
-    names = ["games", "game-refused", "game", "rent", "fortunes", "fortunes-big", "fortunes-big-landscape", "check"]
+    names = ["games", "game-refused", "rent", "fortunes", "fortunes-big", "fortunes-big-landscape", "check"]
     assert all((phone_images / lang / f"{name}.png").is_file() for name in names)
 
 
@@ -138,10 +161,11 @@ def test_a_classic_game_in_the_browser_agrees_with_the_command_line(chromium, tm
         before = (data / "classique.game.yaml").read_bytes()
         tap(page, "Rue de la Paix", "houses=2")  # uneven: the rule's sentence, nothing written
         assert "Champs" in page.text_content("#error") and (data / "classique.game.yaml").read_bytes() == before
+        assert page.is_visible("#error")  # beside the corrections it came from, opened
         tap(page, "Avenue des Champs-Élysées", "houses=1")
-        page.click("#tab-rent")
-        page.fill("#q", "paix")
-        page.click("#squares li:not([hidden]) a")
+        page.fill("#find", "paix")
+        page.click("#found a")
+        answered(page)
         page.wait_for_selector("#rent-total")
         expected = cli(data, "rent", "classique.game.yaml", "paix")
         assert int(page.get_attribute("#rent", "data-rent")) == expected["rent"] == 200

@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import THREE_DISTRICTS, RunningUnit, browser, serving, wait_for_unit
+from helpers import THREE_DISTRICTS, RunningUnit, browser, buy, serving, wait_for_unit
 
 STATIC = Path(__file__).resolve().parent.parent / "unit" / "web" / "static"
 SIZES = {
@@ -336,15 +336,11 @@ def french_evening(page, base: str, data: Path) -> list[str]:
         page.fill("#new-players", players)
         page.click("#create")
         page.wait_for_selector("h1")
+    page.goto(base + "/games/soiree-du-vendredi")
     for player, square in ((0, "Les Halles"), (1, "Quai Nord"), (2, "Port Sud")):
-        page.goto(base + "/games/soiree-du-vendredi")
-        page.select_option(f"#buy-{player}", square)
-        page.click(f"#buy-{player}-go")
-        page.wait_for_selector(f"#p{player} article[data-square='{square}']")
+        buy(page, player, square)
     page.goto(base + "/games/classique")
-    page.select_option("#buy-0", index=1)
-    page.click("#buy-0-go")
-    page.wait_for_selector("#p0 article")
+    buy(page, 0, "Boulevard de Belleville")
     return [
         "/",
         "/remote",
@@ -352,11 +348,18 @@ def french_evening(page, base: str, data: Path) -> list[str]:
         "/share",
         "/games",
         "/games/soiree-du-vendredi",
+        "/games/soiree-du-vendredi/player/0",
+        "/games/soiree-du-vendredi/player/1/buy",
+        "/games/soiree-du-vendredi/square/Les%20Halles",
+        "/games/soiree-du-vendredi/trade/Les%20Halles",
+        "/games/soiree-du-vendredi/history",
         "/games/soiree-du-vendredi/rent?square=Les+Halles",
         "/games/soiree-du-vendredi/fortunes",
         "/games/soiree-du-vendredi/fortunes?big=1",
         "/games/soiree-du-vendredi/check",
         "/games/classique",
+        "/games/classique/player/0",
+        "/games/classique/square/Boulevard%20de%20Belleville",
         "/games/classique/fortunes",
         "/games/classique/fortunes?big=1",
         "/editions",
@@ -396,6 +399,8 @@ def test_every_amount_is_whole_on_a_phone_upright(chromium, tmp_path, size):
                 "/games",
                 "/editions",
                 "/games/soiree-du-vendredi",
+                "/games/soiree-du-vendredi/player/2",
+                "/games/soiree-du-vendredi/square/Les%20Halles",
                 "/games/soiree-du-vendredi/fortunes",
                 "/games/soiree-du-vendredi/fortunes?big=1",
                 "/games/classique/fortunes",
@@ -403,7 +408,8 @@ def test_every_amount_is_whole_on_a_phone_upright(chromium, tmp_path, size):
             ):
                 page.goto(base + path)
                 clipped = page.evaluate(
-                    "[...document.querySelectorAll('td, th, .cash, .total, .winner-line, .value, h1, h2')]"
+                    "[...document.querySelectorAll('td, th, .player-chip b, .who b, .total, .winner-line, .value,"
+                    " h1:not(.visually-hidden), h2')]"
                     ".filter(e => e.scrollWidth > e.clientWidth + 1 || e.getBoundingClientRect().right >"
                     " document.documentElement.clientWidth + 1).map(e => e.textContent.trim())"
                 )

@@ -4,8 +4,9 @@
 the one route table of every page, the one handler of refusals, the body limit and the hub's lifespan.
 The endpoints are plain functions of a request, at module level, in :mod:`unit.web.live` (the unit's
 pages: ``/``, ``/remote``, ``/settings``, ``/share``, ``/events``...), :mod:`unit.web.game` (``/games``),
-:mod:`unit.web.cards` (``/games/NAME/card``)
-and :mod:`unit.web.editions` (``/editions``); what they share is in :mod:`unit.web.common`.
+:mod:`unit.web.table` (a game's views), :mod:`unit.web.cards` (``/games/NAME/card``), :mod:`unit.web.reports` (its
+rent, fortunes, check), :mod:`unit.web.bank` (its writes) and :mod:`unit.web.editions` (``/editions``); what they
+share is in :mod:`unit.web.common`.
 """
 
 from __future__ import annotations
@@ -20,7 +21,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from unit.web import bank, bank_page, cards, editions, game, live
+from unit.web import bank, bank_page, cards, editions, game, live, reports, table
 from unit.web.common import HERE, Web, form_endpoint, not_saved, refused
 from unit.web.security import BodyLimit
 from unit.web.store import NotSaved
@@ -47,12 +48,19 @@ def routes() -> list[BaseRoute]:
         # The calculator: the games.
         Route("/games", game.games_page, methods=GET),
         Route("/games", form_endpoint(game.create), methods=POST),
-        Route("/games/{name}", game.game_page, methods=GET),
+        # The game at the table: one screen per action (unit/web/table.py); its corrections (unit/web/bank.py).
+        Route("/games/{name}", table.table_page, methods=GET),
         Route("/games/{name}", form_endpoint(bank.edit), methods=POST),
-        Route("/games/{name}/rent", game.rent_page, methods=GET),
-        Route("/games/{name}/fortunes", game.fortunes_page, methods=GET),
-        Route("/games/{name}/check", game.check_page, methods=GET),
-        Route("/games/{name}/file", game.game_file, methods=GET),
+        Route("/games/{name}/player/{i}", table.player_page, methods=GET),
+        Route("/games/{name}/player/{i}/buy", table.buy_page, methods=GET),
+        Route("/games/{name}/square/{square}", table.square_page, methods=GET),
+        Route("/games/{name}/trade/{square}", table.trade_page, methods=GET),
+        Route("/games/{name}/history", table.history_page, methods=GET),
+        # The game's reports (unit/web/reports.py).
+        Route("/games/{name}/rent", reports.rent_page, methods=GET),
+        Route("/games/{name}/fortunes", reports.fortunes_page, methods=GET),
+        Route("/games/{name}/check", reports.check_page, methods=GET),
+        Route("/games/{name}/file", reports.game_file, methods=GET),
         # The table's bank: every payment in one tap, the history with undo, the box's auction sale.
         Route("/games/{name}/bank", form_endpoint(bank.act), methods=POST),
         Route("/games/{name}/sale", bank.sale_fragment, methods=GET),

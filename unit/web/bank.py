@@ -28,7 +28,6 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from typing import TypeVar
-from urllib.parse import urlencode
 
 from starlette.exceptions import HTTPException
 from starlette.requests import Request
@@ -41,7 +40,7 @@ from unit.calculator.actions import Action
 from unit.calculator.history import COUNTS, Entry
 from unit.calculator.rulebook import Rules
 from unit.errors import Text, UserError, said
-from unit.web import bank_page, cards, game
+from unit.web import amounts, bank_page, cards, game, reports, table
 from unit.web.common import Form, language_of, page, see_other, web_of, words_of
 from unit.web.store import make_room
 
@@ -67,28 +66,44 @@ ASK_FIRST = ("undo", "out", "drop")
 
 
 class TapRefused(HTTPException):
-    """A tap or a correction refused: the sentence, the page's field it is about, the status, and what the page is
-    rendered from again (the game as it is now, the form as it was sent: what was typed stays)."""
+    """A tap or a correction refused: the sentence, the view's control it is about (an element id: ``amount``,
+    ``square``, ``fix``...), the status, and what the view is rendered from again (the game as it is now, the form as
+    it was sent: what was typed stays). ``choices``: a question instead (« M 500 ou M 500k ? »), each answer's words
+    and the value it sends as the form's field ``field_name``."""
 
-    def __init__(self, message: str, field: str = "", status: int = 400):
+    def __init__(
+        self,
+        message: str,
+        field: str = "",
+        status: int = 400,
+        choices: tuple[tuple[str, str], ...] = (),
+        field_name: str = "",
+    ):
         super().__init__(status, message)
         self.message = message
         self.field = field
         self.status = status
+        self.choices = choices
+        self.field_name = field_name
         self.loaded: game.Loaded | None = None
         self.form: Form = {}
         self.error: UserError | None = None  # the calculator's refusal it says, when it says one
 
 
 def refusal_page(request: Request, exc: Exception) -> Response:
-    """The one handler of :class:`TapRefused`: the page the tap came from, as the file is now, saying why nothing was
-    paid (the rent page for a rent tap, else the game page, the sentence beside the field)."""
+    """The one handler of :class:`TapRefused`: the view the tap came from, as the file is now, saying why nothing was
+    paid beside the control, what was typed kept (:func:`unit.web.table.refusal_view`); the rent page for a rent
+    tapped there."""
     assert isinstance(exc, TapRefused)
     loaded = exc.loaded if exc.loaded is not None else game.load(request, request.path_params["name"])
     form = exc.form
     if form.get("back") == "rent":
-        return game.show_rent(request, loaded, form.get("square", ""), form.get("dice", ""), exc.message, exc.status)
-    return game.show_game(request, loaded, form.get("variant"), game.FieldError(exc.message, exc.field), exc.status)
+        return reports.show_rent(request, loaded, form.get("square", ""), form.get("dice", ""), exc.message, exc.status)
+    said_ = table.ViewRefusal(exc.message, exc.field)
+    if exc.choices:  # a question instead: the same form, with each answer in place of what was typed
+        fields = tuple((k, v) for k, v in form.items() if k not in ("csrf", exc.field_name))
+        said_ = table.ViewRefusal(exc.message, exc.field, exc.choices, fields, exc.field_name)
+    return table.refusal_view(request, loaded, form, said_, exc.status)
 
 
 # --- the form, as one of the bank's actions -----------------------------------------------------------
@@ -107,12 +122,19 @@ def party(game_: positions.Game, text: str, language: str) -> str | None:
     return None if text == "bank" else player_name(game_, text, language)
 
 
-def amount_of(text: str, field: str, language: str) -> int:
-    """An amount as the table writes it (``600k``, ``1,5M``, ``200``)."""
+def amount_of(game_: positions.Game | None, text: str, field: str, language: str, name: str = "amount") -> int:
+    """An amount as the table writes it (``600k``, ``1,5M``, ``200``); in a City game a slip asked back
+    (:mod:`unit.web.amounts`: « M 500 ou M 500k ? », both answers a tap); a negative amount refused with the command
+    line's sentence (:func:`unit.calculator.money.parse`)."""
     try:
-        return money.parse(text.strip(), field, language)
+        amount = money.parse(text.strip(), field, language)
     except UserError as error:
         raise TapRefused(said(error.message, i18n.words(language)), field) from None
+    slip = None if game_ is None else amounts.slip(game_, text, amount, language)
+    if slip is not None:
+        question, choices = slip
+        raise TapRefused(question, field, 400, choices, name)
+    return amount
 
 
 def action_of(game_: positions.Game, form: Form, language: str) -> tuple[Action, str]:
@@ -123,7 +145,7 @@ def action_of(game_: positions.Game, form: Form, language: str) -> tuple[Action,
         square, op = form.get("square", ""), form.get("op", "")
         if op not in CARD_OPS:
             raise TapRefused(i18n.words(language)("web.calc.unknown_action"))
-        return CARD_OPS[op](square, variant), f"h-{square}"
+        return CARD_OPS[op](square, variant), "square"
     if what == "rent":
         exempt = form.get("exempt", "")
         payer = player_name(game_, exempt or form.get("payer"), language)
@@ -131,45 +153,47 @@ def action_of(game_: positions.Game, form: Form, language: str) -> tuple[Action,
         dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
         return actions.PayRent(payer, form.get("square", ""), dice, exemption=bool(exempt)), "rent"
     if what == "auction":
-        price = amount_of(form.get("price", ""), "sale-price", language)
+        price = amount_of(game_, form.get("price", ""), "sale-price", language, "price")
         return actions.Buy(player_name(game_, form.get("player"), language), form.get("square", ""), price), "sale"
     if what == "hand":
         return actions.RecordHandChange(), ""
     if what == "trade":
         seller = player_name(game_, form.get("seller"), language)
         buyer = player_name(game_, form.get("buyer"), language)
-        squares = tuple(s for s in form.get("squares", "").split("\n") if s.strip())
-        price = amount_of(form.get("price", "") or "0", "trade-price", language)
+        squares = tuple(s for s in form.get("squares", "").split("\n") if s.strip())  # the command line's way
+        squares += tuple(form[k] for k in ("square", *sorted(k for k in form if k.startswith("also-"))) if form.get(k))
+        text = form.get("price", "").strip()
+        price = amount_of(game_, text, "price", language, "price") if text else 0
         return actions.Trade(seller, buyer, squares, price), "trade"
     index = form.get("player", "")
     player = player_name(game_, index, language)
     if what == "buy":
-        return actions.Buy(player, form.get("square", "")), f"buy-{index}"
+        return actions.Buy(player, form.get("square", "")), "buy"
     if what == "player":
         op = form.get("op", "")
         if op == "salary":
-            return actions.Salary(player), f"player-{index}"
+            return actions.Salary(player), "player"
         if op == "tax":
-            return actions.PayTax(player), f"player-{index}"
+            return actions.PayTax(player), "player"
         if op.startswith("tax:"):
-            return actions.PayRent(player, op.removeprefix("tax:")), f"player-{index}"
+            return actions.PayRent(player, op.removeprefix("tax:")), "player"
         if op == "fine":
-            return actions.JailFine(player), f"player-{index}"
+            return actions.JailFine(player), "player"
     if what == "transfer":
         direction, _, other = form.get("to", "").partition(":")
         if direction not in ("to", "from"):
-            raise TapRefused(i18n.words(language)("web.calc.unknown_action"), f"transfer-{index}")
+            raise TapRefused(i18n.words(language)("web.calc.unknown_action"), "amount")
         them = party(game_, other, language)
-        amount = amount_of(form.get("amount", ""), f"transfer-{index}", language)
+        amount = amount_of(game_, form.get("amount", ""), "amount", language)
         note = form.get("note", "").strip()[:80] or None
         if direction == "to":
-            return actions.Pay(player, them, amount, note), f"transfer-{index}"
-        return actions.Pay(them, player, amount, note), f"transfer-{index}"
+            return actions.Pay(player, them, amount, note), "amount"
+        return actions.Pay(them, player, amount, note), "amount"
     if what == "out":
         creditor = form.get("creditor", "bank")
-        return actions.Out(player, party(game_, creditor, language)), f"player-{index}"
+        return actions.Out(player, party(game_, creditor, language)), "leave"
     if what == "drop":
-        return actions.RemovePlayer(player), f"player-{index}"
+        return actions.RemovePlayer(player), "leave"
     raise TapRefused(i18n.words(language)("web.calc.unknown_action"))
 
 
@@ -181,24 +205,20 @@ def correction_of(game_: positions.Game, kind: Rules, form: Form, language: str)
     if what in ("cash", "buy", "tower", "exemption", "drop"):
         index = form.get("player", "")
         name = player_name(game_, index, language)
-        if what == "cash":
-            return actions.SetCash(name, amount_of(form.get("value", ""), f"cash-{index}", language)), f"cash-{index}"
+        if what == "cash":  # a cash set, not moved: its amount as typed (no slip to ask back)
+            return actions.SetCash(name, amount_of(None, form.get("value", ""), "cash", language)), "cash"
         if what == "buy":
-            return actions.Give(form.get("square", ""), name, unowned=True), f"buy-{index}"
+            return actions.Give(form.get("square", ""), name, unowned=True), "add"
         if what == "tower":
-            return actions.SetTower(name, form.get("value") or None), f"tower-{index}"
+            return actions.SetTower(name, form.get("value") or None), "fix"
         if what == "exemption":  # « 1 »: the card to this player; else taken back from them (to Free Parking)
             if form.get("value") != "1" and not game_.players[int(index)].exemption_card:
-                raise TapRefused(said(Text("bank.nothing_changes"), i18n.words(language)), f"exemption-{index}")
-            return actions.ExemptionCard(name if form.get("value") == "1" else None), f"exemption-{index}"
-        return actions.RemovePlayer(name), f"player-{index}"
+                raise TapRefused(said(Text("bank.nothing_changes"), i18n.words(language)), "exemption")
+            return actions.ExemptionCard(name if form.get("value") == "1" else None), "exemption"
+        return actions.RemovePlayer(name), "leave"
     if what in ("set", "give"):
         square = form.get("square", "")
-        try:
-            found = kind.find(game_, square, "square")
-            field = f"h-{found}" if game_.holding(found) is not None else ""
-        except UserError:
-            field = ""
+        field = "fix"  # the square view's folded corrections
         if what == "give":
             to = form.get("player", "")
             return actions.Give(square, None if to == "" else player_name(game_, to, language)), field
@@ -258,6 +278,9 @@ def write(
         )
     except (gamefile.Changed, gamefile.Busy):
         raise TapRefused(w("web.bank.changed"), "", 409) from None
+    except bank.HandChanged as error:  # the file edited by hand since: said, and its recording offered first
+        choices = ((w("web.table.record_hand"), "hand"),)
+        raise TapRefused(said(error.message, bank_page.page_words(w)), "history", 409, choices, "action") from None
     except UserError as error:  # the rule's sentence, a name the edition lacks, the disk, the quota
         refusal = TapRefused(said(error.message, bank_page.page_words(w)), field, gamefile.status(error))
         refusal.error = error
@@ -309,8 +332,9 @@ def _act(request: Request, loaded: game.Loaded, form: Form) -> Response:
         settle(request, form)
         return back_to_game(name, form, {})
     if what == "buy" and form.get("op") == "auction":  # declined at the printed price: the box's auction next
-        expect(request, name, form.get("square", ""))
-        return back_to_game(name, form, {})
+        square = form.get("square", "")
+        expect(request, name, square)
+        return back_to_game(name, form, {"auction": square})
     count = undo_count(form)
     if what in ASK_FIRST and form.get("confirm") != "1" and not (what == "undo" and count == 1):
         return ask_first(request, loaded, form)
@@ -357,20 +381,18 @@ def sale_fragment(request: Request) -> Response:
     offer = bank_page.sale_offer(request, loaded.name, loaded.game)
     if offer is None:
         return Response(status_code=204, headers={"Cache-Control": "no-store"})
-    return page(request, "bank_sale", game_name=loaded.name, version=loaded.version, game=loaded.game, sale=offer)
+    view = table.safe_view(loaded.name, request.query_params.get("view", ""))
+    return page(
+        request, "table_sale", game_name=loaded.name, version=loaded.version, game=loaded.game, sale=offer, view=view
+    )
 
 
 # --- answers --------------------------------------------------------------------------------------------
 
 
 def back_to_game(name: str, form: Form, query: dict[str, str]) -> Response:
-    """The game page after a tap: the entry just recorded shown with its undo, back at the card tapped."""
-    if form.get("variant") in game.VARIANTS:
-        query = {"variant": form["variant"]} | query
-    anchor = form.get("anchor", "")
-    return see_other(
-        f"/games/{name}" + (f"?{urlencode(query)}" if query else "") + (f"#{anchor}" if anchor.isalnum() else "")
-    )
+    """The view the tap came from, with the entry just recorded shown with its undo."""
+    return see_other(table.after_tap(name, form, query))
 
 
 def ask_first(request: Request, loaded: game.Loaded, form: Form) -> Response:
@@ -397,7 +419,7 @@ def ask_first(request: Request, loaded: game.Loaded, form: Form) -> Response:
         title = w("web.bank.ask_drop", p=player_name(game_, form.get("player"), lang))
     fields = {k: v for k, v in form.items() if k not in ("csrf", "confirm")}
     confirm = {"title": title, "lines": lines, "fields": fields}
-    return game.show_game(request, loaded, form.get("variant"), None, 200, confirm=confirm)
+    return table.show_path(request, loaded, form.get("view", ""), 200, confirm=confirm)
 
 
 def undo_count(form: Form) -> int:
