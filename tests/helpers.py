@@ -372,14 +372,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(state_dir: Path | None, language: str = "fr") -> Iterator[str]:
-    """The web application under uvicorn in a thread, on a free loopback port: yields its base URL."""
+def serving(state_dir: Path | None, language: str = "fr", box: bool | None = None) -> Iterator[str]:
+    """The web application under uvicorn in a thread, on a free loopback port: yields its base URL. ``box``
+    False: a laptop's service (the calculator open while no unit runs), else a box's with a ``state_dir``
+    (the calculator written from paired phones only: :func:`pair_page`)."""
     import uvicorn
 
     from unit.web.app import create_app
 
     port = free_port()
-    app = create_app(state_dir, language)
+    app = create_app(state_dir, language, box=box)
     app.state.web.hub.listening = ("127.0.0.1", port)  # as server.py does: the unit shows it
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
@@ -391,6 +393,44 @@ def serving(state_dir: Path | None, language: str = "fr") -> Iterator[str]:
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+# --- a phone paired with the unit (docs/phone.en.md, "Who may do what") -----------------------------------
+
+
+def pair_client(client: Any, unit: RunningUnit) -> None:
+    """Pair a test client's phone with ``unit`` as a person does on the Remote: ask for a code, type the one the
+    unit shows. The client keeps the paired session's cookie (a new session id: its pages' CSRF token changes,
+    so read it again). Another client paired the same way is paired too: several phones at once."""
+    page = client.get("/remote")
+    csrf = re.search(r'data-csrf="([^"]+)"', page.text).group(1)
+    before = len(unit.codes)
+    assert client.post("/pair/request", data={"csrf": csrf}).url.query == b"m=shown"
+    wait_for(lambda: len(unit.codes) > before, what="the pairing code on the unit")
+    answer = client.post("/pair", data={"csrf": csrf, "code": unit.codes[-1]})
+    assert answer.url.path == "/remote" and answer.url.query == b"m=paired", answer.url
+
+
+@contextlib.contextmanager
+def a_box(state_dir: Path, language: str = "fr", config: dict | None = None) -> Iterator[tuple[str, RunningUnit]]:
+    """A box: a unit running on ``state_dir`` and its web service beside it, as on the Pi: (base URL, the unit).
+    Its calculator is written from paired phones only: a page pairs with :func:`pair_page`."""
+    with RunningUnit(state_dir, config) as unit, serving(state_dir, language) as base:
+        yield base, unit
+
+
+def pair_page(page: Any, base: str, unit: RunningUnit, codes: list[str] | None = None) -> None:
+    """The same for a browser's page (Playwright): its context keeps the paired session's cookie. ``codes``: the
+    list the unit's codes go to, when the unit was given an ``on_code`` of its own."""
+    codes = unit.codes if codes is None else codes
+    page.goto(base + "/remote")
+    wait_for_unit(page)  # the service reaches the unit: the request shows a code
+    csrf = page.get_attribute("body", "data-csrf")
+    before = len(codes)
+    assert page.request.post(base + "/pair/request", form={"csrf": csrf}).url.endswith("m=shown")
+    wait_for(lambda: len(codes) > before, what="the pairing code on the unit")
+    answer = page.request.post(base + "/pair", form={"csrf": csrf, "code": codes[-1]})
+    assert answer.url.endswith("m=paired"), answer.url
 
 
 # --- the calculator's sample files and forms -------------------------------------------------------------

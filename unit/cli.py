@@ -113,7 +113,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # The calculator's files: --data, else beside --state-dir, else (a laptop) the user's data folder, as before.
     given = args.state_dir or (DEFAULT_PI_STATE_DIR if launch.is_raspberry_pi() else None)
     data_dir = os.path.abspath(args.data) if args.data else str(default_root(os.path.abspath(given) if given else None))
-    serve(args.host, args.port, state_dir, args.lang or i18n.REFERENCE, data_dir, by_default=args.state_dir is None)
+    # A box's service (--state-dir, as systemd runs it; or on a Pi): the calculator is written from paired phones
+    # only, even while the unit is away. A laptop's: only while a unit runs beside it (nobody could pair else).
+    serve(
+        args.host,
+        args.port,
+        state_dir,
+        args.lang or i18n.REFERENCE,
+        data_dir,
+        by_default=args.state_dir is None,
+        box=given is not None,
+    )
     return 0
 
 
