@@ -25,12 +25,12 @@ from urllib.parse import urlencode
 from starlette.requests import Request
 from starlette.responses import Response
 
-from unit import i18n
+from unit import fields, i18n
 from unit.calculator import bank, money
 from unit.calculator import position as positions
 from unit.errors import Text, UserError, said
 from unit.web import bank_page, game
-from unit.web.common import Form, language_of, page, see_other, web_of, words_of
+from unit.web.common import Form, language_of, page, see_other, web_of, whole, words_of
 from unit.web.store import Changed
 
 #: The taps on a card (``op``) and the bank's action each makes for the card's square.
@@ -67,10 +67,10 @@ class Refusal(Exception):
 
 def player_name(game_: positions.Game, text: str | None, language: str) -> str:
     """The name of the player a form names by their place at the table (never a typed name)."""
-    text = text or ""
-    if not (text.isascii() and text.isdigit()) or int(text) >= len(game_.players):
+    place = whole(text, len(game_.players))
+    if place is None:
         raise Refusal(i18n.words(language)("web.calc.no_player"))
-    return game_.players[int(text)].name
+    return game_.players[place].name
 
 
 def party(game_: positions.Game, text: str, language: str) -> str | None:
@@ -125,6 +125,9 @@ def action_of(game_: positions.Game, form: Form, language: str) -> tuple[bank.Ac
         them = party(game_, other, language)
         amount = amount_of(game_, form.get("amount", ""), f"transfer-{index}", language)
         note = form.get("note", "").strip()[:80] or None
+        if note is not None and not note.isprintable():  # a newline, an escape code: refused, never kept escaped
+            line = said(Text("errors.expected_one_line", got=fields.got(note)), i18n.words(language))
+            raise Refusal(line, f"transfer-{index}")
         if direction == "to":
             return bank.Pay(player, them, amount, note), f"transfer-{index}"
         return bank.Pay(them, player, amount, note), f"transfer-{index}"

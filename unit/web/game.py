@@ -54,6 +54,7 @@ from unit.web.common import (
     see_other,
     slug_of,
     web_of,
+    whole,
     words_of,
 )
 from unit.web.store import Changed
@@ -191,10 +192,10 @@ def player_name_fits(name: str) -> bool:
 
 
 def player_index(form: dict[str, str], players: list[dict[str, Any]], language: str) -> int:
-    text = form.get("player", "")
-    if not (text.isascii() and text.isdigit()) or int(text) >= len(players):  # not '²': isdigit, not int
+    place = whole(form.get("player"), len(players))
+    if place is None:
         raise FieldError(i18n.words(language)("web.calc.no_player"))
-    return int(text)
+    return place
 
 
 def held(
