@@ -11,7 +11,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from unit.web import bank, editions, game
+from unit.web import editions, game
 from unit.web.common import Form, language_of, whole
 
 FORBIDDEN = 403
@@ -21,7 +21,9 @@ def game_form(request: Request, form: Form, line: str) -> Response:
     """A game's form (a payment, a correction, an undo, the box's sale, removing a player): the game page, or
     the rent page it was tapped on, saying why nothing was done."""
     loaded = game.load(request, request.path_params["name"])
-    return bank.refused(request, loaded, form, bank.Refusal(line, "", FORBIDDEN))
+    if form.get("back") == "rent":
+        return game.show_rent(request, loaded, form.get("square", ""), form.get("dice", ""), line, FORBIDDEN)
+    return game.show_game(request, loaded, form.get("variant"), game.FieldError(line), FORBIDDEN)
 
 
 def new_game(request: Request, form: Form, line: str) -> Response:
