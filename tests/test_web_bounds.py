@@ -58,6 +58,30 @@ def test_a_whole_number_from_a_phone_is_bounded_before_int():
     assert whole("9999", 10_000) == 9999 and whole("10000", 10_000) is None and whole("0" * 6, 10_000) is None
 
 
+def test_a_content_length_of_5000_digits_is_too_large_not_an_error():
+    """uvicorn's h11 refuses such a header before the application; the body limit does not count on it."""
+    import asyncio
+
+    from unit.web.security import BodyLimit
+
+    sent = []
+
+    async def app(scope, receive, send):  # never reached
+        raise AssertionError("the body limit let it through")
+
+    async def send(message):
+        sent.append(message)
+
+    async def receive():
+        return {"type": "http.request", "body": b"", "more_body": False}
+
+    for length in (b"1" * 5000, b"0" * 30 + b"1", b"\xb2"):
+        sent.clear()
+        scope = {"type": "http", "method": "POST", "path": "/games", "headers": [(b"content-length", length)]}
+        asyncio.run(BodyLimit(app)(scope, receive, send))
+        assert sent[0]["status"] == 413, length
+
+
 # --- names with control characters: refused in one line, never kept -------------------------------------
 
 EVIL = ["Bob\nMALLORY", "\x1b[31mRouge", "Eve\x1b[2J", "A\x00B", "\u202eevE", "Tab\there"]
