@@ -8,7 +8,9 @@
   (benchmarks/hostile.py), counted by outcome; then the web service attacked (``hostile.py --web``): a
   phone's page while 300 slow connections and 200 live streams are held, the card check's server time on
   the largest edition, also at 10 % of one core;
-- what saving the game every few seconds costs the SD card (benchmarks/save_cost.py).
+- what saving the game every few seconds costs the SD card (benchmarks/save_cost.py);
+- the table's bank against its writers (benchmarks/bank_writers.py): concurrent writers, SIGKILLs of `pay` and
+  of `serve` during payments, hostile game files through the bank's verbs and a page's tap.
 
 Each test run is a pytest run of the same tests `make test` runs, with longer settings.
 """
@@ -105,10 +107,65 @@ def main() -> int:
     with tempfile.TemporaryDirectory(dir=ROOT) as folder:  # on the project's disk, not a tmpfs
         figures["saves"] = save_cost.measure(Path(folder), 300) | {"load": load()}
     print(f"soak: saving the game: {figures['saves']}", flush=True)
+    import bank_writers
+
+    print("soak: the bank's writers (bank_writers.py)", flush=True)
+    figures["bank"] = bank_writers.measure(*BANK_WRITERS)
+    print(f"  {figures['bank']}", flush=True)
     figures["took_s"] = time.monotonic() - began
     write_doc(results, figures)
     print(f"soak: {figures['took_s'] / 60:.0f} min", flush=True)
     return 0 if all(r["ok"] for r in results.values()) else 1
+
+
+#: benchmarks/bank_writers.py's rounds of concurrent writers, kills of `pay`, kills of `serve`.
+BANK_WRITERS = (5, 100, 20)
+
+
+def bank_section(bank: dict) -> list[str]:
+    """docs/reliability.md's section on the bank's writers (issue 28), from ``bank_writers.measure()``'s figures."""
+    if not bank:
+        return []
+    w, c, s, h = bank["writers"], bank["cli_kills"], bank["serve_kills"], bank["hostile"]
+    rounds, kills, serve_kills = BANK_WRITERS
+    out = h["outcomes"]
+    return [
+        "## The bank's writers: concurrent, killed, given hostile files",
+        "",
+        "A game file is written by the phones' pages (`monopoly-city serve`) and by the command line (`pay`, `buy`,",
+        "`undo`...), each through one path (unit/calculator/gamefile.py): the game's folder locked (`flock`, every",
+        "process) around read, check, write and rename; the text read back before it is written; the file's",
+        "`revision:` raised at every write. A payment is *accepted* when its command exits 0 or its tap answers 303.",
+        "",
+        "| check | result | goal |",
+        "|---|---|---|",
+        f"| Concurrent writers: {w['rounds']} rounds of 8 `pay` started at once beside a phone tapping 8 payments "
+        f"on `serve`, one game file | {w['accepted']} accepted, **{w['lost']} lost**, {w['refused']} refused (a "
+        f"page's tap from a version another write replaced: 409); start + history = position: "
+        f"{'yes' if w['invariant'] else '**no**'} | 0 lost |",
+        f"| `pay` killed (SIGKILL) at a random moment of its run ({c['run_s']:.1f} s, a whole start) | "
+        f"{c['kills']} kills, {c['finished_first']} had reported their payment first: **{c['lost']} lost, "
+        f"{c['unreadable']} unreadable** | 0 lost, 0 unreadable |",
+        f"| `serve` killed (SIGKILL) while a phone taps payments, then started again | {s['kills']} kills, "
+        f"{s['answered_303']} taps answered 303 before: **{s['lost']} lost, {s['unreadable']} unreadable** | 0 lost, "
+        "0 unreadable |",
+        f"| Hostile game files ({h['files']}: 262 KB of YAML aliases, a key or a comment after the history, the "
+        "history first, a flow-style history, blank lines, forged entries, cash at the most a file holds, an "
+        f"escape code in a name, 2,000 entries, CRLF) through `pay`, `undo`, `buy`, `history --json`, `record` "
+        f"and a page's tap: {h['runs']} runs | {out['clear']} clear (one line, nothing written), {out['written']} "
+        f"written (each read back), **{out['unreadable']} unreadable, {out['traceback']} traceback, {out['hang']} "
+        f"hang**; the most CPU a command took: {h['slowest_s'] * 1000:.0f} ms | 0 tracebacks, 0 hangs over 1 s, 0 "
+        "unreadable writes |",
+        "",
+        f"- **Command:** `python benchmarks/bank_writers.py --rounds {rounds} --cli-kills {kills} --serve-kills "
+        f"{serve_kills}` (in `make soak`); load average {bank['load'][0]:.1f} to {bank['load'][1]:.1f}.",
+        "- **Before** (the code before issue 28: the command line took no lock, the pages a lock of their own "
+        "process): 8 `pay` at once three times, 13 exited 0 and 11 were in the file; a tap « reçoit de la banque "
+        "1000000M » and a key after `history:` each left a file nothing could read; the alias file kept `pay` "
+        "busy 74 s and `history --json` 119 s (load average 9 to 13). Each is a test now "
+        "(tests/test_bank_ledger.py, tests/test_web_bank_ledger.py).",
+        "",
+    ]
 
 
 #: The unit's timing under each attack (hostile.unit_timing), by its name in ``hostile.py --attack NAME``.
@@ -449,6 +506,7 @@ def write_doc(results: dict, figures: dict) -> None:
         "",
         *web_section(web),
         *timing_section(figures.get("timing", {})),
+        *bank_section(figures.get("bank", {})),
         "## The game clock without a real-time clock",
         "",
         "A Raspberry Pi has no real-time clock: after a power cut it boots with the time it last saved, hours",
@@ -499,6 +557,9 @@ def write_doc(results: dict, figures: dict) -> None:
         "  hostile values (no answer of 500); `tests/test_web_paired.py`: money moved only from a paired phone.",
         "- `benchmarks/busy_latency.py`: the latency tests beside heavy load (the section below).",
         "- `benchmarks/save_cost.py`: what saving costs the SD card.",
+        "- `benchmarks/bank_writers.py`: the bank's writers (concurrent, killed, hostile game files);",
+        "  `tests/test_bank_ledger.py`, `tests/test_web_bank_ledger.py`, `tests/test_bank_ledger_properties.py`: the",
+        "  same, and start + history = position and `load(written) == game` over random sequences.",
         "",
     ]
     lines += kept_section(BUSY_MACHINE) + kept_section(SYSTEM_TEST)

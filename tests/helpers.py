@@ -780,3 +780,11 @@ def bank_flow(entries: Iterable[Entry]) -> int:
             elif p.payee is None and p.payer is not None:
                 flow -= p.amount
     return flow
+
+
+def without_revision(text: str | bytes) -> str:
+    """A game file's text without its ``revision:`` line: every write adds one to it (a version never repeats), so
+    a file undone back to where it was is that file but for this line."""
+    if isinstance(text, bytes):
+        text = text.decode("utf-8")
+    return re.sub(r"(?m)^revision: \d+\n", "", text)

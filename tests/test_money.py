@@ -13,9 +13,10 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+from unit import i18n
 from unit.calculator import money
 from unit.cli import main
-from unit.errors import UserError
+from unit.errors import Text, UserError
 
 LANGUAGES = ("fr", "en")
 any_amount = st.integers(min_value=0, max_value=money.MAX_AMOUNT)
@@ -122,7 +123,7 @@ def test_amounts_written_the_rule_sheets_way(text, amount):
         ("1.5", "1.5 est ambigu : écrivez 1,5M, 1,5k", "1.5 is ambiguous: write 1.5M, 1.5k"),
         ("12,50", "12,50 est ambigu : écrivez 12,50M", "12,50 is ambiguous: write 12.50M"),
         ("1,50,000", "attendu un montant", "expected an amount"),
-        ("-500k", "au moins 0", "at least 0"),
+        ("-500k", "-500k : un montant s'écrit sans signe moins : écrivez 500k", "without a minus sign: write 500k"),
         ("∞", "attendu un montant", "expected an amount"),
         ("١٢M", "seuls les chiffres 0 à 9", "only the digits 0 to 9"),
         ("１２", "seuls les chiffres 0 à 9", "only the digits 0 to 9"),
@@ -136,6 +137,24 @@ def test_ambiguous_or_malformed_amounts_are_refused(text, fr, en):
     for language, message in (("fr", fr), ("en", en)):
         with pytest.raises(UserError, match=re.escape(message)):
             money.parse(text, "test", language)
+
+
+def test_a_minus_typed_is_told_as_the_command_line_tells_it_and_a_files_as_before():
+    # Issue 27: « -500k » on the phone said « attendu un montant d'au moins 0 »; the command line's sentence now,
+    # on both (the page and the command line call money.parse); a file's value keeps the loader's sentence.
+    with pytest.raises(UserError) as typed:
+        money.parse("-500k", "montant", "fr")
+    assert typed.value.message == "-500k : un montant s'écrit sans signe moins : écrivez 500k"
+    with pytest.raises(UserError, match="au moins 0"):
+        money.field("-500k", "cash", "fr")
+
+
+def test_a_city_amount_under_10k_typed_bare_is_asked_back():
+    # Issue 27: in a City game « 500 » recorded M 500 (nothing there costs under M 10k: a forgotten k).
+    assert money.slip("500", 500) == Text("calculator.money.slip", typed="500")
+    assert money.slip("500", 500).say(i18n.words("fr")).startswith("500 ? M 500 ou M 500k ?")
+    for typed, amount in (("M 500", 500), ("M500", 500), ("500k", 500_000), ("10000", 10_000), ("0", 0)):
+        assert money.slip(typed, amount) is None, typed  # written in full, or not under M 10k
 
 
 def test_a_yaml_decimal_cash_is_refused_not_divided_by_1000(capsys, tmp_path):

@@ -146,12 +146,12 @@ def test_renaming_a_card_held_in_a_game_leaves_the_game_readable(client, data):
 def test_a_full_disk_is_a_line_on_the_page_not_a_500(client, data, monkeypatch):
     import errno
 
-    from unit.web import store
+    from unit import files
 
     def full(path, content):
         raise OSError(errno.ENOSPC, "No space left on device")
 
-    monkeypatch.setattr(store, "write_atomically", full)
+    monkeypatch.setattr(files, "write_atomically", full)  # every game file is written there (gamefile.record)
     before = (data / "city.game.yaml").read_bytes()
     answer = post(client, "city", action="cash", player="0", value="1M")
     assert answer.status_code in (409, 503, 507) and "space" in answer.text.lower()
@@ -212,7 +212,7 @@ def test_a_write_held_by_a_slow_disk_does_not_hold_the_other_pages(tmp_path, mon
     import httpx2 as httpx
     from helpers import serving
 
-    from unit.web import store as stores
+    from unit import files as stores  # every game file is written there (unit.calculator.gamefile.record)
 
     state = tmp_path / "state"
     (state / "calculator").mkdir(parents=True)

@@ -24,7 +24,7 @@ from hypothesis import strategies as st
 from starlette.testclient import TestClient
 
 from unit import i18n, yamlfile
-from unit.calculator import city
+from unit.calculator import city, ledger
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS
@@ -328,7 +328,7 @@ def test_a_classic_game_builds_evenly_and_counts_both_variants(app, data):
             "9 bâtiments sur Les Halles",
         ),
         ({"action": "set", "square": "Port Sud", "kv": "residential=1"}, "", "personne ne possède Port Sud"),
-        ({"action": "cash", "player": "0", "value": "-5M"}, "cash-0", "au moins 0"),
+        ({"action": "cash", "player": "0", "value": "-5M"}, "cash-0", "sans signe moins"),  # the command line's
         ({"action": "cash", "player": "0", "value": "1.5"}, "cash-0", "1,5M"),
         ({"action": "set", "square": "Les Halles", "kv": "residential=-1"}, "h-Les Halles", "0 à 99"),
         ({"action": "set", "square": "Les Halles", "key": "hazard", "value": "volcano"}, "h-Les Halles", "volcano"),
@@ -461,6 +461,7 @@ def test_whatever_the_phones_send_the_file_stays_a_legal_game(changes):
             assert response.status_code in (303, 400), (form, response.status_code)
             game = positions.load(str(folder / "soiree.game.yaml"))
             assert city.check(game) == [], form
+            assert ledger.differences(game) == (), form  # every correction an entry: start + history = position
 
 
 def test_a_fifo_or_a_link_in_the_folder_is_refused_never_waited_on(tmp_path, app, data):

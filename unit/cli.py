@@ -14,6 +14,7 @@ import os
 import re
 import sys
 from collections.abc import Callable
+from pathlib import Path
 from typing import Any, NoReturn, TextIO, cast
 
 from unit import __version__, backends, i18n
@@ -113,6 +114,9 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # The calculator's files: --data, else beside --state-dir, else (a laptop) the user's data folder, as before.
     given = args.state_dir or (DEFAULT_PI_STATE_DIR if launch.is_raspberry_pi() else None)
     data_dir = os.path.abspath(args.data) if args.data else str(default_root(os.path.abspath(given) if given else None))
+    # A file where a folder is wanted is one line now, not a server that fails at the first write (issue 28).
+    folder_or_refused(state_dir, "state_dir")
+    folder_or_refused(data_dir, "data" if args.data else "state_dir")
     # A box's service (--state-dir, as systemd runs it; or on a Pi): the calculator is written from paired phones
     # only, even while the unit is away. A laptop's: only while a unit runs beside it (nobody could pair else).
     serve(
@@ -125,6 +129,16 @@ def cmd_serve(args: argparse.Namespace) -> int:
         box=given is not None,
     )
     return 0
+
+
+def folder_or_refused(path: str, argument: str) -> None:
+    """:class:`ArgumentError` naming ``argument`` when ``path`` is not a folder nor can become one: a file there, or a
+    file where one of the folders above it should be (the service would start, and fail at its first write)."""
+    where = Path(path)
+    while not where.exists() and where != where.parent:
+        where = where.parent
+    if not where.is_dir():
+        raise ArgumentError(argument, Text("cli.folder_wanted", path=path, file=str(where)))
 
 
 def _configure_logging(verbose: bool) -> None:

@@ -1,6 +1,8 @@
 """Files written so that a power cut leaves the old one or the new one, never half of each, and read so that a
 hostile one (a FIFO, a link to /dev/zero, a huge file) is one clear refusal, never a wait.
 
+A game file's writers take turns (:func:`locked`): the pages and the command line write the same files.
+
 Shared by the unit's state folder (unit.app.persist, unit.app.settings, unit.app.pairing), the
 calculator's files on the phone (unit.web.store), the YAML files the commands read (unit.yamlfile) and the
 game files the bank's verbs write (unit.calculator.bank_commands).
@@ -8,8 +10,11 @@ game files the bank's verbs write (unit.calculator.bank_commands).
 
 from __future__ import annotations
 
+import contextlib
 import os
 import stat
+import time
+from collections.abc import Iterator
 from pathlib import Path
 
 from unit.errors import Text, UserError
@@ -144,3 +149,43 @@ def read_bounded(path: str | Path, limit: int, *, follow_links: bool = True) -> 
     if size > limit:
         raise Unreadable("too_large")
     return b"".join(chunks)
+
+
+# --- one writer at a time -----------------------------------------------------------------------------------
+
+
+class Busy(Exception):
+    """:func:`locked` waited its time and another writer still holds the folder."""
+
+
+#: How often a writer waiting for the folder tries again (a write of a game file takes a few milliseconds).
+LOCK_RETRY = 0.005
+
+
+@contextlib.contextmanager
+def locked(folder: Path, wait: float) -> Iterator[None]:
+    """Hold ``folder``'s advisory lock (``fcntl.flock``, exclusive) for the block: every writer of a file in it that
+    takes the lock first takes turns, in this process (each call opens the folder anew: threads exclude each other
+    too) and in every other. Waits at most ``wait`` seconds, then :class:`Busy`. A folder that does not exist is not
+    locked (nothing in it can be written: the reader says so). The lock goes with the descriptor: a process killed
+    while holding it holds nothing."""
+    import fcntl  # POSIX only; imported where used, as tempfile is
+
+    try:
+        fd = os.open(folder, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except FileNotFoundError:
+        yield
+        return
+    try:
+        deadline = time.monotonic() + wait
+        while True:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+                break
+            except BlockingIOError:
+                if time.monotonic() >= deadline:
+                    raise Busy(str(folder)) from None
+                time.sleep(LOCK_RETRY)
+        yield
+    finally:
+        os.close(fd)

@@ -1,8 +1,10 @@
-"""The bank's commands: ``pay``, ``buy``, ``build``, ``lift``, ``trade``, ``out``, ``undo``, ``history``, and
+"""The bank's commands: ``pay``, ``buy``, ``build``, ``lift``, ``trade``, ``out``, ``undo``, ``history``, ``record``,
+``place``, ``card``, ``join``, ``leave``, and
 ``--pay`` on ``salary``, ``tax``, ``mortgage`` and ``sell`` (docs/calculator.md, « La banque de la table »).
 
-Each reads the game file, asks :mod:`unit.calculator.bank` for the action, and writes the file back
-(atomically, and only if nobody wrote it meanwhile: the phone's page may keep the same game). The text
+Each goes through the one write path (:func:`unit.calculator.gamefile.record`): the game's folder locked against
+every other writer (the phone's page keeps the same game), the file read, the bank's action applied
+(:mod:`unit.calculator.bank`), the text verified to read back as the game, written atomically. The text
 output is the history's line for the table, said here in the table's language (the bank returns words, not
 a language's text); ``--json`` gives the entry and the players' cash.
 """
@@ -12,64 +14,62 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Callable
-from pathlib import Path
 from typing import Any
 
-from unit import i18n, yamlfile
-from unit.calculator import bank, money
+from unit import i18n
+from unit.calculator import actions, bank, gamefile, money
 from unit.calculator import position as positions
+from unit.calculator.actions import Action, RecordHandChange
 from unit.calculator.history import Entry
 from unit.calculator.names import Names
+from unit.calculator.rulebook import Rules
 from unit.errors import ArgumentError, Text, UserError
-from unit.files import write_or_say
 from unit.yamlfile import printed_lines
 
 Handler = Callable[[argparse.Namespace, str], int]
 
 
-class GameFile:
-    """A game file as read: its bytes (to notice a write meanwhile), the game, and its ``edition:`` as written."""
+def record(
+    args: argparse.Namespace, language: str, action: Action, slips: tuple[tuple[str, Text | None], ...] = ()
+) -> int:
+    """Apply ``action`` to the game file ``args.game`` through the one write path (:func:`unit.calculator.gamefile.
+    record`: locked, checked, verified, written), print the entry. ``slips``: an amount typed bare under M 10k, for
+    each argument (``AMOUNT``, ``price``), refused in a City game with the question it asks (issue 27)."""
 
-    def __init__(self, path: str, language: str):
-        self.path = Path(path)
-        self.raw = yamlfile.read_bounded(self.path, what="game file")
-        data = yamlfile.parse(self.raw, path, what="game file")
-        self.game = positions.parse(data, path, self.path.parent, language)
-        self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping with a text
+    def change(game: positions.Game, kind: Rules) -> tuple[positions.Game, Entry]:
+        if kind.kind == "city":
+            for argument, question in slips:
+                if question is not None:
+                    raise ArgumentError(argument, question) if not argument.isupper() else UserError(argument, question)
+        return bank.apply(game, action, kind)
 
-    def write(self, game: positions.Game) -> None:
-        """Write ``game`` in place of the file read; refused if the file changed since or would be too large."""
-        text = positions.dumps_after(self.raw.decode("utf-8"), self.game, game, self.edition_ref).encode("utf-8")
-        if len(text) > yamlfile.MAX_BYTES:
-            raise UserError(str(self.path), Text("bank.too_large", n=len(text), m=yamlfile.MAX_BYTES))
-        if yamlfile.read_bounded(self.path, what="game file") != self.raw:
-            raise UserError(str(self.path), Text("bank.changed_meanwhile"))
-        write_or_say(self.path, text)  # a full or read-only disk: one line
-
-
-def record(args: argparse.Namespace, language: str, action: bank.Action) -> int:
-    """Apply ``action`` to the game file ``args.game``, write it, print the entry."""
-    file = GameFile(args.game, language)
-    after, entry = bank.apply(file.game, action)
-    file.write(after)
-    show(args, after, entry, language)
+    done = gamefile.record(args.game, change, language=language, record_hand=not isinstance(action, RecordHandChange))
+    show(args, done.file, done.result, language, done.hand)
     return 0
 
 
-def show(args: argparse.Namespace, game: positions.Game, entry: Entry, language: str) -> None:
-    w = i18n.words(language)
+def show(
+    args: argparse.Namespace, file: gamefile.GameFile, entry: Entry, language: str, hand: Entry | None = None
+) -> None:
+    game, kind, w = file.game, file.rules, i18n.words(language)
     names = [p.payer for p in entry.payments] + [p.payee for p in entry.payments]
     players = [p for p in game.players if p.name in names]
     if args.json:
         obj = {
             "entry": bank.entry_json(entry),
-            "text": bank.describe(game, entry).say(w),
+            "text": bank.describe(game, entry, kind).say(w),
             "players": [{"name": p.name, "cash": p.cash} for p in game.players],
         }
+        if hand is not None:
+            obj["hand"] = bank.entry_json(hand)
         print(json.dumps(obj, ensure_ascii=False))
         return
-    lines = [bank.describe(game, entry).say(w)]
-    lines += [f"  • {line.say(w)}" for line in bank.describe_changes(entry)]
+    lines = []
+    if hand is not None:  # a change made by hand, recorded first: said, never silent
+        lines.append(w("bank.hand_recorded", e=bank.describe(game, hand, kind).say(w)))
+    lines.append(bank.describe(game, entry, kind).say(w))
+    if entry.what not in bank.DETAILED:  # their line says their changes already
+        lines += [f"  • {line.say(w)}" for line in bank.describe_changes(entry)]
     if players:
         cash = " · ".join(f"{p.name} {money.text(game.kind, p.cash, language)}" for p in players)
         lines.append(w("bank.cash", c=cash))
@@ -102,12 +102,14 @@ def cmd_pay(args: argparse.Namespace, language: str) -> int:
         raise ArgumentError("dice" if args.dice is not None else "exemption", Text("bank.cli.rent_only"))
     if args.payee is None or args.amount is None:
         raise UserError("pay", Text("bank.cli.pay_usage"))
-    return record(args, language, bank.Pay(args.payer, args.payee, amount(args.amount, "AMOUNT", language), args.note))
+    value = amount(args.amount, "AMOUNT", language)
+    slips = (("AMOUNT", money.slip(args.amount, value)),)
+    return record(args, language, bank.Pay(args.payer, args.payee, value, args.note), slips)
 
 
 def cmd_buy(args: argparse.Namespace, language: str) -> int:
     price = None if args.price is None else amount(args.price, "price", language)
-    return record(args, language, bank.Buy(args.player, args.square, price))
+    return record(args, language, bank.Buy(args.player, args.square, price), (("price", _slip(args.price, price)),))
 
 
 def cmd_build(args: argparse.Namespace, language: str) -> int:
@@ -133,7 +135,8 @@ def cmd_lift(args: argparse.Namespace, language: str) -> int:
 
 def cmd_trade(args: argparse.Namespace, language: str) -> int:
     price = 0 if args.price is None else amount(args.price, "price", language)
-    return record(args, language, bank.Trade(args.seller, args.buyer, tuple(args.squares), price))
+    slips = (("price", _slip(args.price, price)),)
+    return record(args, language, bank.Trade(args.seller, args.buyer, tuple(args.squares), price), slips)
 
 
 def cmd_out(args: argparse.Namespace, language: str) -> int:
@@ -141,28 +144,36 @@ def cmd_out(args: argparse.Namespace, language: str) -> int:
 
 
 def cmd_undo(args: argparse.Namespace, language: str) -> int:
-    file = GameFile(args.game, language)
-    after, undone = bank.undo(file.game, args.count)
-    file.write(after)
+    done = gamefile.undo(args.game, args.count, language=language)
+    undone, w = done.result, i18n.words(language)
+    after, kind = done.file.game, done.file.rules
     if args.json:
         obj = {
-            "undone": [bank.entry_json(e) for e in undone],
+            "undone": [bank.entry_json(e) for e in undone.entries],
             "players": [{"name": p.name, "cash": p.cash} for p in after.players],
+            "moved": [line.say(w) for line in undone.moves],
+            "checked": undone.checked,
         }
         print(json.dumps(obj, ensure_ascii=False))
         return 0
-    total, w = len(file.game.history), i18n.words(language)
-    lines = [w("bank.undone", e=f"{total - i}. {bank.describe(file.game, e).say(w)}") for i, e in enumerate(undone)]
+    total = len(after.history) + len(undone.entries)
+    lines = [
+        w("bank.undone", e=f"{total - i}. {bank.describe(after, e, kind).say(w)}") for i, e in enumerate(undone.entries)
+    ]
+    lines += [f"  • {line.say(w)}" for line in undone.moves]
+    if undone.checked:
+        lines.append(w("bank.undone_checked"))
     print(printed_lines(lines))
     return 0
 
 
 def cmd_history(args: argparse.Namespace, language: str) -> int:
-    file = GameFile(args.game, language)
-    game, w = file.game, i18n.words(language)
+    file = gamefile.read(args.game, language)
+    game, kind, w = file.game, file.rules, i18n.words(language)
     if args.json:
         entries = [
-            {"n": i, **bank.entry_json(e), "text": bank.describe(game, e).say(w)} for i, e in enumerate(game.history, 1)
+            {"n": i, **bank.entry_json(e), "text": bank.describe(game, e, kind).say(w)}
+            for i, e in enumerate(game.history, 1)
         ]
         print(json.dumps({"history": entries}, ensure_ascii=False))
         return 0
@@ -171,10 +182,55 @@ def cmd_history(args: argparse.Namespace, language: str) -> int:
         return 0
     lines = [positions.titled(game, w("bank.history_title", n=len(game.history)), w)]
     for i, entry in enumerate(game.history, 1):
-        lines.append(f"  {i}. {bank.describe(game, entry).say(w)}")
-        lines += [f"       {line.say(w)}" for line in bank.describe_changes(entry)]
+        lines.append(f"  {i}. {bank.describe(game, entry, kind).say(w)}")
+        if entry.what not in bank.DETAILED:
+            lines += [f"       {line.say(w)}" for line in bank.describe_changes(entry)]
     print(printed_lines(lines))
     return 0
+
+
+# --- what the table does outside the money: each an entry (issue 27) -------------------------------
+
+
+def cmd_record(args: argparse.Namespace, language: str) -> int:
+    """``record GAME``: a change made by hand in the file (a text editor's), recorded as an entry."""
+    return record(args, language, RecordHandChange())
+
+
+def cmd_place(args: argparse.Namespace, language: str) -> int:
+    """``place GAME SQUARE --station | --hazard NAME | --bonus NAME | --remove station|hazard|bonus``: the station
+    draw, a planning permission's building, free; ``--remove``: taken off without paying (a slip)."""
+    given = [(flag, getattr(args, flag)) for flag in ("station", "hazard", "bonus", "remove") if getattr(args, flag)]
+    if len(given) != 1:
+        raise UserError("place", Text("bank.cli.place_one"))
+    flag, value = given[0]
+    square = args.square
+    action: Action
+    if flag == "station" or value == "station":
+        action = actions.PlaceStation(square, flag == "station")
+    elif flag == "hazard" or value == "hazard":
+        action = actions.PlaceHazard(square, None if flag == "remove" else str(value))
+    else:
+        action = actions.PlaceBonus(square, None if flag == "remove" else str(value))
+    return record(args, language, action)
+
+
+def cmd_card(args: argparse.Namespace, language: str) -> int:
+    """``card GAME PLAYER``: the rent-exemption card to ``PLAYER`` (``banque``: back beside Free Parking)."""
+    return record(args, language, actions.ExemptionCard(args.player))
+
+
+def cmd_join(args: argparse.Namespace, language: str) -> int:
+    cash = None if args.cash is None else amount(args.cash, "cash", language)
+    return record(args, language, actions.AddPlayer(args.name, cash), (("cash", _slip(args.cash, cash)),))
+
+
+def cmd_leave(args: argparse.Namespace, language: str) -> int:
+    return record(args, language, actions.RemovePlayer(args.player))
+
+
+def _slip(text: str | None, value: int | None) -> Text | None:
+    return None if text is None or value is None else money.slip(text, value)
 
 
 # --- ``--pay`` on the commands that say what an action brings or costs ----------------------------
@@ -311,6 +367,40 @@ def add_commands(
     game(history)
     common(history)
     history.set_defaults(func=run(cmd_history))
+
+    recorded = commands.add_parser("record", help="cli.help.record.summary", description="cli.help.record.description")
+    game(recorded)
+    common(recorded)
+    recorded.set_defaults(func=run(cmd_record))
+
+    place = commands.add_parser("place", help="cli.help.place.summary")
+    game(place)
+    place.add_argument("square", metavar="SQUARE")
+    place.add_argument("--station", action="store_true", help="cli.help.place.station")
+    place.add_argument("--hazard", metavar="NAME", help="cli.help.place.hazard")
+    place.add_argument("--bonus", metavar="NAME", help="cli.help.place.bonus")
+    place.add_argument("--remove", choices=["station", "hazard", "bonus"], help="cli.help.place.remove")
+    common(place)
+    place.set_defaults(func=run(cmd_place))
+
+    card = commands.add_parser("card", help="cli.help.card.summary")
+    game(card)
+    card.add_argument("player", metavar="PLAYER", help="cli.help.card.player")
+    common(card)
+    card.set_defaults(func=run(cmd_card))
+
+    join = commands.add_parser("join", help="cli.help.join.summary")
+    game(join)
+    join.add_argument("name", metavar="NAME", help="cli.help.join.name")
+    join.add_argument("--cash", metavar="AMOUNT", help="cli.help.join.cash")
+    common(join)
+    join.set_defaults(func=run(cmd_join))
+
+    leave = commands.add_parser("leave", help="cli.help.leave.summary")
+    game(leave)
+    leave.add_argument("player", metavar="PLAYER")
+    common(leave)
+    leave.set_defaults(func=run(cmd_leave))
 
     # --pay on the commands that already say the amount
     makers: dict[str, Callable[[argparse.Namespace, str], bank.Action]] = {

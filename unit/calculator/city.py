@@ -10,10 +10,10 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import ClassVar
 
+from unit.calculator.actions import Build as Building
 from unit.calculator.edition import CityEdition, Edition
 from unit.calculator.money import CityAmount, city, said_city
 from unit.calculator.position import CityHolding, Game, Holding, Player
@@ -29,13 +29,9 @@ from unit.calculator.rulebook import (
     Rules,
     Situation,
     refuse,
-    refused,
-    said,
 )
+from unit.calculator.words import refused, said
 from unit.errors import ArgumentError, Say, Text
-
-if TYPE_CHECKING:
-    from unit.calculator.bank import Build as Building
 
 MAX_BLOCKS = 8
 #: « payant à la banque M 500k par bâtiment » to remove a hazard.
@@ -376,19 +372,6 @@ class MonopolyCity(Rules):
         return Deal(0)
 
     # --- the bank
-
-    def holding(self, name: str, data: Mapping[str, Any]) -> Holding:
-        return CityHolding(
-            name,
-            residential=int(data.get("residential", 0)),
-            industrial=int(data.get("industrial", 0)),
-            hazard=data.get("hazard"),
-            bonus=data.get("bonus"),
-            skyscraper=bool(data.get("skyscraper", False)),
-            stadium=bool(data.get("stadium", False)),
-            station=bool(data.get("station", False)),
-            mortgaged=bool(data.get("mortgaged", False)),
-        )
 
     def jail_fine(self, game: Game) -> int:
         return JAIL_FINE

@@ -9,15 +9,14 @@ rules object (:class:`unit.calculator.rulebook.Rules`).
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
 from dataclasses import dataclass, replace
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import ClassVar
 
 from unit.calculator import position as positions
+from unit.calculator.actions import Build as Building
 from unit.calculator.edition import ClassicEdition, Edition, Street, Tax
 from unit.calculator.position import ClassicHolding, Game, Holding, Player
 from unit.calculator.rulebook import (
-    ByLanguage,
     CheckReport,
     Deal,
     Fortune,
@@ -29,13 +28,9 @@ from unit.calculator.rulebook import (
     Rules,
     Situation,
     refuse,
-    refused,
-    said,
 )
+from unit.calculator.words import ByLanguage, refused, said
 from unit.errors import ArgumentError, Text, UserError
-
-if TYPE_CHECKING:
-    from unit.calculator.bank import Build as Building
 
 QUICK_HOTEL_HOUSES = 3  # « vous ne devez construire que trois maisons, au lieu de quatre »
 AUCTION_MINIMUM = 10  # « Les enchères commencent à M10 »
@@ -359,10 +354,17 @@ class ClassicMonopoly(Rules):
 
     # --- the bank
 
-    def holding(self, name: str, data: Mapping[str, Any]) -> Holding:
-        return ClassicHolding(
-            name, int(data.get("houses", 0)), bool(data.get("hotel", False)), bool(data.get("mortgaged", False))
-        )
+    def corrected(self, game: Game, holding: Holding, field: str, value: int | bool, variant: str | None) -> Holding:
+        """A hotel set or taken off trades the houses it stands for, as the bank does (4; 3 in the quick game)."""
+        after = super().corrected(game, holding, field, value, variant)
+        if (
+            field == "hotel"
+            and isinstance(after, ClassicHolding)
+            and isinstance(holding, ClassicHolding)
+            and after.hotel != holding.hotel
+        ):
+            return replace(after, houses=0 if after.hotel else houses_per_hotel(game.classic, variant))
+        return after
 
     def jail_fine(self, game: Game) -> int:
         return game.classic.rules.jail_fine

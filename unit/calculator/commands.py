@@ -16,17 +16,19 @@ import argparse
 import json
 import sys
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from importlib import resources
 from typing import Any
 
 from unit import i18n, yamlfile
 from unit.calculator import edition as editions
+from unit.calculator import ledger as ledgers
 from unit.calculator import money, rules
 from unit.calculator import position as positions
 from unit.calculator.city import MonopolyCity
-from unit.calculator.names import Names
-from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, RentReport, Situation, said, words
+from unit.calculator.names import Names, player_name
+from unit.calculator.rulebook import CheckReport, Deal, FortuneReport, Problem, RentReport, Rules, Situation
+from unit.calculator.words import Joined, said, words
 from unit.errors import ArgumentError, Text, UserError
 from unit.fields import name_key
 from unit.yamlfile import printed_lines
@@ -107,15 +109,18 @@ def cmd_rent(args: argparse.Namespace, language: str) -> int:
         if getattr(args, flag):
             raise ArgumentError(flag, words(language, "args.only_with_edition"))
     game = positions.load(args.game, language)
-    report = needs_dice_given(rent_report(game, args.square, args.dice, language))
+    report = needs_dice_given(rent_report(game, args.square, args.dice, language, rules.of(game)))
     emit(args, rent_object(report, w), rent_lines(report, w))
     return 0
 
 
-def rent_report(game: positions.Game, typed: str, dice: int | None, language: str | None = None) -> RentReport:
+def rent_report(
+    game: positions.Game, typed: str, dice: int | None, language: str | None = None, kind: Rules | None = None
+) -> RentReport:
     """``rent GAME SQUARE [--dice N]``: the report the command prints and the phone's page shows (a name not
-    found is a :class:`UserError` whose sentence the caller says; ``language`` is not needed)."""
-    return rules.of(game).rent_of(game, typed, dice)
+    found is a :class:`UserError` whose sentence the caller says; ``language`` is not needed). ``kind``: the game's
+    rules, as the caller looked them up once."""
+    return (kind or rules.of(game)).rent_of(game, typed, dice)
 
 
 def needs_dice_given(report: RentReport) -> RentReport:
@@ -151,15 +156,16 @@ def rent_lines(report: RentReport, w: i18n.Words) -> list[str]:
 
 def cmd_fortune(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
-    report = fortune_report(game, args.variant)
+    kind = rules.of(game)
+    report = fortune_report(game, args.variant, kind)
     w = i18n.words(language)
-    emit(args, fortune_object(report), fortune_lines(game, report, w))
+    emit(args, fortune_object(report), fortune_lines(game, report, w, kind))
     return 0
 
 
-def fortune_report(game: positions.Game, variant: str | None) -> FortuneReport:
+def fortune_report(game: positions.Game, variant: str | None, kind: Rules | None = None) -> FortuneReport:
     """``fortune GAME [--variant V]``: every player's fortune, richest first."""
-    return rules.of(game).fortunes(game, variant)
+    return (kind or rules.of(game)).fortunes(game, variant)
 
 
 def fortune_object(report: FortuneReport) -> dict[str, Any]:
@@ -167,9 +173,9 @@ def fortune_object(report: FortuneReport) -> dict[str, Any]:
     return {"variant": report.variant, "players": players, "winners": list(report.winners)}
 
 
-def fortune_lines(game: positions.Game, report: FortuneReport, w: i18n.Words) -> list[str]:
+def fortune_lines(game: positions.Game, report: FortuneReport, w: i18n.Words, kind: Rules | None = None) -> list[str]:
     """The title, one ranked line per player (cash and assets in brackets), the winner."""
-    write = rules.of(game).write
+    write = (kind or rules.of(game)).write
     width = max(len(p.name) for p in report.players)
     lines = [positions.titled(game, report.title.say(w), w)]
     for rank, p in enumerate(report.players, 1):
@@ -183,15 +189,27 @@ def fortune_lines(game: positions.Game, report: FortuneReport, w: i18n.Words) ->
 
 def cmd_check(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
-    report = check_report(game, args.variant)
+    report = check_report(game, args.variant, rules.of(game), ledger=True)
     w = i18n.words(language)
     emit(args, check_object(report, w), check_lines(report, w))
     return 0 if report.ok else 1
 
 
-def check_report(game: positions.Game, variant: str | None) -> CheckReport:
-    """``check GAME [--variant V]``: the rules the position breaks (``variant``: classic only)."""
-    return rules.of(game).check(game, variant)
+def check_report(
+    game: positions.Game, variant: str | None, kind: Rules | None = None, ledger: bool = False
+) -> CheckReport:
+    """``check GAME [--variant V]``: the rules the position breaks (``variant``: classic only); with ``ledger``, also
+    where the position is not its start and its history (:func:`unit.calculator.ledger.differences`: a change made
+    by hand, rule ``ledger``, which ``record`` writes down as an entry)."""
+    report = (kind or rules.of(game)).check(game, variant)
+    if not ledger:
+        return report
+    found = ledgers.differences(game)
+    if not found:
+        return report
+    text = Joined([d.text for d in found], "bank.hand.separator")
+    problem = Problem(None, None, "ledger", said("check.ledger", d=text))
+    return replace(report, problems=(*report.problems, problem))
 
 
 @dataclass(frozen=True)
@@ -253,9 +271,9 @@ def cmd_tax(args: argparse.Namespace, language: str) -> int:
     return _deal(args, {"player": player.name}, player.name, deal, kind.total("tax.total", deal.amount), language)
 
 
-def _owned(game: positions.Game, typed: str, language: str) -> tuple[str, positions.Player, Any]:
+def _owned(game: positions.Game, kind: Rules, typed: str, language: str) -> tuple[str, positions.Player, Any]:
     """The square or district ``typed`` names and who holds it; a clear error when nobody does."""
-    name = rules.of(game).owned(game, typed)
+    name = kind.owned(game, typed)
     held = game.holding(name)
     if held is None:
         raise UserError("SQUARE", words(language, "args.nobody_owns", s=name))
@@ -265,7 +283,7 @@ def _owned(game: positions.Game, typed: str, language: str) -> tuple[str, positi
 def cmd_mortgage(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
     kind = rules.of(game)
-    name, player, holding = _owned(game, args.square, language)
+    name, player, holding = _owned(game, kind, args.square, language)
     found = kind.mortgage(game, name)
     obj = {
         "square": name,
@@ -282,7 +300,7 @@ def cmd_sell(args: argparse.Namespace, language: str) -> int:
     game = positions.load(args.game, language)
     kind = rules.of(game)
     kind.offers("sell")
-    name, player, holding = _owned(game, args.square, language)
+    name, player, holding = _owned(game, kind, args.square, language)
     deal = kind.sell(game, name, args.variant)
     obj = {"square": name, "owner": player.name, "houses": holding.houses, "hotel": holding.hotel}
     return _deal(args, obj, f"{name} ({player.name})", deal, kind.total("sell.total", deal.amount), language)
@@ -413,6 +431,11 @@ def players_of(typed: str | None) -> list[str]:
     names = [name.strip() for name in typed.split(",")]
     if not all(names):
         raise ArgumentError("players", said("args.players_list", got=repr(typed)))
+    for name in names:  # one line each, no control character: refused here, never written escaped (issue 28)
+        try:
+            player_name(name, "players")
+        except UserError as error:
+            raise ArgumentError("players", error.message) from None
     if len(names) == 1 and len(names[0].split()) > 1:
         raise ArgumentError("players", said("args.players_spaces", got=repr(typed), fix=",".join(names[0].split())))
     return names

@@ -25,7 +25,7 @@ from typing import Any, TypeVar
 from unit import fields, yamlfile
 from unit.calculator import money
 from unit.calculator.names import Names
-from unit.calculator.rulebook import shown, words
+from unit.calculator.words import shown, words
 from unit.errors import Text, UserError
 
 SHIPPED = ("classic-fr", "europe-1991")

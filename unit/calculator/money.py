@@ -29,8 +29,8 @@ from collections.abc import Callable
 from fractions import Fraction
 
 from unit import i18n
-from unit.calculator.rulebook import shown
-from unit.calculator.rulebook import words as catalog
+from unit.calculator.words import shown
+from unit.calculator.words import words as catalog
 from unit.errors import Say, Text, UserError
 
 MAX_AMOUNT = 10**12
@@ -48,8 +48,10 @@ _BARE_DECIMAL = re.compile(rf"{_PREFIX}[0-9]+[.,][0-9]+")
 _SCALE = {"k": 1_000, "K": 1_000, "m": 1_000_000, "M": 1_000_000}
 
 
-def parse(value: object, where: str, language: str = "fr") -> int:
-    """An amount written as the table writes it; :class:`UserError` naming ``where`` otherwise."""
+def parse(value: object, where: str, language: str = "fr", typed: bool = True) -> int:
+    """An amount written as the table writes it; :class:`UserError` naming ``where`` otherwise. ``typed``: by a
+    person on the page or the command line, whose minus sign is told as a slip (« écrivez 500k »); a file's is
+    « attendu un montant d'au moins 0 »."""
 
     def words(key: str, /, **values: object) -> str:
         return catalog(language, f"money.{key}", **values)
@@ -65,7 +67,7 @@ def parse(value: object, where: str, language: str = "fr") -> int:
             sep = catalog(language, "money.thousands_separator")
             got = shown(value, language)
             raise UserError(where, words("too_big", max=f"{MAX_AMOUNT:,}".replace(",", sep), got=got))
-        amount = _parse_text(value.strip(), where, words)
+        amount = _parse_text(value.strip(), where, words, typed)
     else:
         raise UserError(where, words("expected", got=shown(value, language)))
     if amount < 0:
@@ -95,7 +97,7 @@ def _decimal(value: float, language: str) -> str:
     return catalog(language, "money.yaml_fraction", got=repr(value), forms=catalog(language, "money.or").join(forms))
 
 
-def _parse_text(text: str, where: str, words: Callable[..., str]) -> int:
+def _parse_text(text: str, where: str, words: Callable[..., str], typed: bool) -> int:
     if any(c.isdigit() and not c.isascii() for c in text):
         raise UserError(where, words("digits", text=text))
     if (match := _WHOLE.fullmatch(text)) is not None:
@@ -112,19 +114,35 @@ def _parse_text(text: str, where: str, words: Callable[..., str]) -> int:
     if _BARE_DECIMAL.fullmatch(text) is not None:
         written = re.sub(r"[.,]", words("decimal_mark"), text)  # 1,5M in French, 1.5M in English
         raise UserError(where, words("ambiguous", text=text, written=written))
-    if text.lstrip().startswith(("-", "−")):
+    if text.lstrip().startswith(("-", "−")):  # typed: the command line's sentence, on the page too (issue 27)
+        if typed:
+            raise UserError(where, words("minus", typed=text.strip(), amount=text.strip()[1:].strip()))
         raise UserError(where, words("negative", got=text))
     raise UserError(where, words("expected_text", got=repr(text)))
 
 
+#: Under this, a Monopoly City amount typed as a bare number is asked back: nothing there costs less (« M 10k »).
+CITY_SMALLEST = 10_000
+
+
+def slip(text: str, amount: int) -> Text | None:
+    """The question to ask back when ``text`` (read as ``amount``) looks like a City amount with its « k » forgotten:
+    a bare number from 1 to 9999 (« 500 »), « M 500 ou M 500k ? ». Written in full, with the currency (« M 500 »), it
+    is what it says. For a Monopoly City game only (a classic game's amounts are such numbers)."""
+    typed = text.strip()
+    if typed.isascii() and typed.isdigit() and 0 < amount < CITY_SMALLEST:
+        return Text("calculator.money.slip", typed=typed)
+    return None
+
+
 def field(value: object, where: str, language: str = "fr") -> int:
     """An amount read from a file."""
-    return parse(value, where, language)
+    return parse(value, where, language, typed=False)
 
 
 def optional(value: object, where: str, language: str = "fr") -> int | None:
     """An amount read from a file, or ``null`` (a value still to be copied from the cards)."""
-    return None if value is None else parse(value, where, language)
+    return None if value is None else parse(value, where, language, typed=False)
 
 
 def city(amount: int, language: str = "fr") -> str:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import difflib
 from typing import Generic, TypeVar
 
-from unit.calculator.rulebook import said
+from unit.calculator.words import said
 from unit.errors import Text, UserError
 from unit.fields import name_key
 
@@ -67,3 +67,24 @@ class Names(Generic[T]):
         keys = {k: name for name, k in self._keys.items()}
         close = difflib.get_close_matches(name_key(typed), list(keys), n=1, cutoff=0.6)
         return said("names.hint", name=repr(keys[close[0]])) if close else ""
+
+
+#: A table: the game file stays small whatever a phone sends.
+MAX_PLAYERS = 12
+#: A player's name fits a button on a phone, and a line of the command line's output.
+PLAYER_NAME_CHARS = 40
+
+
+def player_name(typed: str, where: str) -> str:
+    """A player's name as a person typed it (the page, ``game new --players``, ``join``), checked once for both: one
+    line of at most :data:`PLAYER_NAME_CHARS` characters, no control character (a newline would fake a line of the
+    history, an escape code colour the terminal), refused in one line rather than stored escaped."""
+    name = typed.strip()
+    if not name:
+        raise UserError(where, said("names.player_empty"))
+    if not name.isprintable():
+        bad = next(c for c in name if not c.isprintable())
+        raise UserError(where, said("names.player_control", got=repr(name)[:60], c=repr(bad)))
+    if len(name) > PLAYER_NAME_CHARS:
+        raise UserError(where, said("names.player_long", n=PLAYER_NAME_CHARS, got=len(name)))
+    return name

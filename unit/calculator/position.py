@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from functools import cache, lru_cache
 from pathlib import Path
 from typing import Any
@@ -22,7 +22,7 @@ from unit.calculator import history as histories
 from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Company, Street
 from unit.calculator.names import Names
-from unit.calculator.rulebook import shown, words
+from unit.calculator.words import shown, words
 from unit.errors import Text, UserError
 
 
@@ -63,6 +63,37 @@ class CityHolding:
 Holding = ClassicHolding | CityHolding
 
 
+def holding_of(kind: str, name: str, data: histories.Fields) -> Holding:
+    """The holding of ``name`` in a game of ``kind`` from its fields as the game file writes them (missing ones: the
+    defaults): what an entry of the history gives a player."""
+    if kind == "city":
+        hazard, bonus = data.get("hazard"), data.get("bonus")
+        return CityHolding(
+            name,
+            residential=int(data.get("residential") or 0),
+            industrial=int(data.get("industrial") or 0),
+            hazard=None if hazard is None else str(hazard),
+            bonus=None if bonus is None else str(bonus),
+            skyscraper=bool(data.get("skyscraper")),
+            stadium=bool(data.get("stadium")),
+            station=bool(data.get("station")),
+            mortgaged=bool(data.get("mortgaged")),
+        )
+    return ClassicHolding(name, int(data.get("houses") or 0), bool(data.get("hotel")), bool(data.get("mortgaged")))
+
+
+def all_fields(holding: Holding) -> dict[str, histories.FieldValue]:
+    """Every field of a holding but its name, defaults included, in the game file's order."""
+    if isinstance(holding, CityHolding):
+        return {key: getattr(holding, key) for key in histories.CITY_KEYS}
+    return {key: getattr(holding, key) for key in histories.CLASSIC_KEYS}
+
+
+def holding_data(holding: Holding) -> dict[str, histories.FieldValue]:
+    """A holding as the game file writes it, without its name (only what differs from the defaults)."""
+    return {key: value for key, value in all_fields(holding).items() if value}
+
+
 @dataclass(frozen=True)
 class Player:
     name: str
@@ -79,6 +110,12 @@ class Game:
     players: tuple[Player, ...]
     history: tuple[histories.Entry, ...] = ()  # the bank's entries, oldest first (unit.calculator.bank)
     title: str | None = None  # the name its creator gave (« Soirée du vendredi »); None: named by its file
+    #: The players before the history's first entry (``start:``): the position the history is applied to
+    #: (unit.calculator.ledger). None: the file does not say (no history, or written before it was kept).
+    start: tuple[Player, ...] | None = None
+    #: How many times the game file was written (``revision:``; 0 when it does not say): every write adds one, so a
+    #: file's bytes never repeat, and a page's version (their digest) never comes back after an undo.
+    revision: int = 0
 
     def named(self, file_name: str) -> str:
         """How the pages and the command line name the game: its title, else ``file_name`` (as today)."""
@@ -166,7 +203,7 @@ EditionLoader = Callable[..., editions.Edition]
 
 
 def load(path: str, language: str = "fr") -> Game:
-    return parse(yamlfile.load(path, what="game file"), str(path), Path(path).parent, language)
+    return parse(yamlfile.load(path, what="game file", aliases=False), str(path), Path(path).parent, language)
 
 
 def parse(
@@ -177,30 +214,42 @@ def parse(
 
     An error inside a player names the player as the table does (``partie.yaml: Bruno, cash: ...``,
     ``Bruno, Docks, hazard: ...``); only a player without a readable name is named by place (``players[1]``)."""
-    top = fields.mapping(data, source, required=("edition", "players"), optional=("title", "history"))
+    top = fields.mapping(
+        data, source, required=("edition", "players"), optional=("title", "revision", "start", "history")
+    )
     title = None if "title" not in top else title_field(top["title"], f"{source}: title", language)
     name = fields.text(top["edition"], f"{source}: edition")
     edition = load_edition(name, relative_to=folder, where=f"{source}: edition", language=language)
-    players = []
-    seen: set[str] = set()
-    for i, raw in enumerate(fields.sequence(top["players"], f"{source}: players")):
-        where = f"{source}: {_label(raw, f'players[{i}]')}"
-        spec = _keys(raw, where, ("name",), ("cash",) + PLAYER_KEYS[edition.game])
-        player_name = fields.text(spec["name"], f"{where}, name")
-        if fields.name_key(player_name) in seen:
-            raise UserError(where, words(language, "game.same_player", p=repr(player_name)))
-        seen.add(fields.name_key(player_name))
-        cash = money.field(spec.get("cash", 0), f"{where}, cash", language)
-        player = (
-            _city_player(spec, player_name, cash, where, edition, language)
-            if isinstance(edition, CityEdition)
-            else _classic_player(spec, player_name, cash, where, edition, language)
-        )
-        players.append(player)
+    revision = 0 if top.get("revision") is None else fields.integer(top["revision"], f"{source}: revision", 0, 10**12)
+    players = _players(top["players"], f"{source}: players", source, edition, language)
     if not players:
         raise UserError(f"{source}: players", words(language, "game.no_player"))
+    start = None
+    if top.get("start") is not None:
+        start = _players(top["start"], f"{source}: start", f"{source}: start", edition, language)
     history = histories.parse(top.get("history"), f"{source}: history", edition.game, language)
-    return Game(source, edition, tuple(players), history, title)
+    return Game(source, edition, players, history, title, start, revision)
+
+
+def _players(raw: object, where: str, source: str, edition: editions.Edition, language: str) -> tuple[Player, ...]:
+    """A list of players (``players:``, ``start:``), each named the table's way in errors (``partie.yaml: Bruno``)."""
+    players = []
+    seen: set[str] = set()
+    for i, item in enumerate(fields.sequence(raw, where)):
+        at = f"{source}: {_label(item, f'players[{i}]')}"
+        spec = _keys(item, at, ("name",), ("cash",) + PLAYER_KEYS[edition.game])
+        player_name = fields.text(spec["name"], f"{at}, name")
+        if fields.name_key(player_name) in seen:
+            raise UserError(at, words(language, "game.same_player", p=repr(player_name)))
+        seen.add(fields.name_key(player_name))
+        cash = money.field(spec.get("cash", 0), f"{at}, cash", language)
+        player = (
+            _city_player(spec, player_name, cash, at, edition, language)
+            if isinstance(edition, CityEdition)
+            else _classic_player(spec, player_name, cash, at, edition, language)
+        )
+        players.append(player)
+    return tuple(players)
 
 
 #: A game's title fits a heading on a phone: as long as the page's field lets one type.
@@ -351,11 +400,17 @@ def dump(game: Game, edition: str) -> dict[str, Any]:
     """The game file's data for ``game`` (``edition`` as its file names it): ``parse(dump(g)) == g``.
 
     Only what differs from the defaults is written, City amounts the table's way (``12,5M``), so the
-    file stays the one a person would write by hand.
+    file stays the one a person would write by hand: a game without a history has neither ``start:`` nor
+    ``history:``, and one never written by the bank no ``revision:``.
     """
     out: dict[str, Any] = {} if game.title is None else {"title": game.title}  # a game without one: as before
-    out |= {"edition": edition, "players": [_player(game.kind, p) for p in game.players]}
+    out["edition"] = edition
+    if game.revision:
+        out["revision"] = game.revision
+    out["players"] = [_player(game.kind, p) for p in game.players]
     if game.history:  # a game without history is written as before
+        if game.start is not None:
+            out["start"] = [_player(game.kind, p) for p in game.start]
         out["history"] = _history(game.kind, game.history)
     return out
 
@@ -382,9 +437,18 @@ def dumps(game: Game, edition: str) -> str:
     """
     if not game.players:
         return as_yaml(dump(game, edition))
-    text = _head(game.title, edition) + "players:\n" + "".join(_player_text(game.kind, p) for p in game.players)
+    text = head_text(game, edition)
     if game.history:
         text += history_text(game.kind, game.history)
+    return text
+
+
+def head_text(game: Game, edition: str) -> str:
+    """The file's text before its ``history:``: the title, the edition, the revision, the players, the start."""
+    text = _head(game.title, edition) + (f"revision: {game.revision}\n" if game.revision else "")
+    text += "players:\n" + "".join(_player_text(game.kind, p) for p in game.players)
+    if game.history and game.start is not None:
+        text += "start:\n" + "".join(_player_text(game.kind, p) for p in game.start)
     return text
 
 
@@ -399,7 +463,7 @@ def _head(title: str | None, edition: str) -> str:
 
 @lru_cache(maxsize=256)
 def _player_text(kind: str, player: Player) -> str:
-    """One player's lines under ``players:``, as the whole file writes them."""
+    """One player's lines under ``players:`` (or ``start:``), as the whole file writes them."""
     return as_yaml({"players": [_player(kind, player)]}).removeprefix("players:\n")
 
 
@@ -429,39 +493,73 @@ def _history(kind: str, entries: tuple[histories.Entry, ...]) -> list[dict[str, 
 HISTORY_LINE = "\nhistory:\n"
 
 
+@dataclass(frozen=True)
+class Written:
+    """The text :func:`write_after` made: ``kept`` entries of the history are the text read, as it was; ``fresh`` is
+    the rest of the file, every line of it written from the game now (the whole text when nothing was kept). Reading
+    ``fresh`` reads everything in ``text`` that was not read before."""
+
+    text: str
+    kept: int
+    fresh: str
+
+    @property
+    def whole(self) -> bool:
+        return self.kept == 0
+
+
 def dumps_after(text: str, before: Game, after: Game, edition: str, written: bool = False) -> str:
-    """The game file's text for ``after``: exactly :func:`dumps`, made from ``text``, the file of ``before`` as read.
+    """The game file's text for ``after``: exactly :func:`dumps`, made from ``text``, the file of ``before`` as read
+    (:func:`write_after`'s text)."""
+    return write_after(text, before, after, edition, written).text
+
+
+def write_after(text: str, before: Game, after: Game, edition: str, written: bool = False) -> Written:
+    """:func:`dumps_after`, saying how much of the history was kept as read.
 
     A bank action adds one entry at the end of the history, an undo takes the last ones away, and the rest of
     a long evening's history (2,000 entries: PyYAML takes most of a second to write them) is the same text:
     it is kept from the file as read, the players are written again and each new entry on its own, with the
-    same function. The history is the file's last key, each entry a ``- `` line at the margin; when the text
-    read is not cut so (a file written by hand), the whole file is written the usual way. ``written``: ``text``
-    is known to be ``dumps(before, edition)`` (the caller wrote it so), and is not looked through to see.
+    same function. The history is the file's last key, each entry a ``- `` line at the margin and every other of
+    its lines indented; when the text read is not cut so (a file written by hand: a key or a comment after
+    ``history:``), the whole file is written the usual way. ``written``: ``text`` is known to be
+    ``dumps(before, edition)`` (the caller wrote it so), and is not looked through to see.
     """
     common = min(len(before.history), len(after.history))
     _head_text, marker, tail = text.partition(HISTORY_LINE)
-    if not before.history or not marker or before.history[:common] != after.history[:common]:
-        return dumps(after, edition)
-    if written:
-        entries_at_margin, blank_line = True, False
-    else:
-        read = "\n" + tail  # each entry starts a line with « - »
-        entries_at_margin = read.count("\n- ") == len(before.history) and text.endswith("\n")
-        blank_line = "\n\n- " in read
-    if not entries_at_margin:
-        return dumps(after, edition)
-    if common == len(before.history) and tail.startswith("- ") and not blank_line:
+    if not common or not marker or before.history[:common] != after.history[:common]:
+        whole = dumps(after, edition)
+        return Written(whole, 0, whole)
+    if not written and not _entries_only(tail, len(before.history)):
+        whole = dumps(after, edition)
+        return Written(whole, 0, whole)
+    if common == len(before.history) and "\n\n" not in tail:
         kept = tail  # entries added at the end: the history as read, whole (a blank line between entries: cut below)
     else:
         parts = ("\n" + tail).split("\n- ")[1:]
         kept = "".join("- " + e if e.endswith("\n") else "- " + e + "\n" for e in parts[:common])
-    players = dumps(replace(after, history=()), edition)
-    if not after.history:
-        return players
+    head = head_text(after, edition)
     added = after.history[common:]
     new = history_text(after.kind, added).removeprefix(HISTORY_LINE[1:]) if added else ""
-    return players + HISTORY_LINE[1:] + kept + new
+    if not _entries_only(new, len(added)) and added:  # each entry a « - » line at the margin: cut where it starts
+        whole = dumps(after, edition)
+        return Written(whole, 0, whole)
+    fresh = head + (HISTORY_LINE[1:] + new if added else "")
+    return Written(head + HISTORY_LINE[1:] + kept + new, common, fresh)
+
+
+def _entries_only(tail: str, entries: int) -> bool:
+    """Whether ``tail``, the file's text after ``history:``, is ``entries`` entries and nothing else: each starts a
+    line with ``- ``, every other line is indented (or blank), and the text ends a line."""
+    if not tail.endswith("\n") or not tail.startswith("- "):
+        return False
+    starts = 0
+    for line in tail.split("\n")[:-1]:
+        if line.startswith("- "):
+            starts += 1
+        elif line and not line.startswith(" "):
+            return False
+    return starts == entries
 
 
 def _amount(kind: str, amount: int) -> int | str:

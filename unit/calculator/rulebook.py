@@ -1,117 +1,31 @@
-"""What the rule modules share: the sentences they say, the reports they return, and the interface of a game kind's
-rules (:class:`Rules`, one object per kind: :class:`unit.calculator.city.MonopolyCity`,
-:class:`unit.calculator.classic.ClassicMonopoly`).
+"""What the rule modules share: the reports they return and the interface of a game kind's rules (:class:`Rules`,
+one object per kind: :class:`unit.calculator.city.MonopolyCity`, :class:`unit.calculator.classic.ClassicMonopoly`).
 
 The rules compute values. Every sentence they produce is a :class:`unit.errors.Text` (a catalog key under
-``calculator.`` and its values), put into words only where a line is printed or a page rendered, in the reader's
-language: no rule takes a language.
+``calculator.`` and its values, made with :mod:`unit.calculator.words`), put into words only where a line is printed
+or a page rendered, in the reader's language: no rule takes a language.
 """
 
 from __future__ import annotations
 
 from abc import ABC, abstractmethod
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, ClassVar, NamedTuple
+from typing import Any, ClassVar, NamedTuple
 
-from unit import i18n
+from unit.calculator.actions import Build as Building
+from unit.calculator.edition import Edition
+from unit.calculator.history import COUNTS
+from unit.calculator.position import Game, Holding, Player, all_fields, holding_of
+from unit.calculator.words import ActionRefused as ActionRefused  # kept where callers found them before words.py
+from unit.calculator.words import ByLanguage as ByLanguage
+from unit.calculator.words import Joined as Joined
+from unit.calculator.words import Phrase as Phrase
+from unit.calculator.words import refused as refused
+from unit.calculator.words import said as said
+from unit.calculator.words import shown as shown
+from unit.calculator.words import words as words
 from unit.errors import ArgumentError, Say, Text, UserError
-
-if TYPE_CHECKING:
-    from unit.calculator.bank import Build as Building
-    from unit.calculator.edition import Edition
-    from unit.calculator.position import Game, Holding, Player
-
-
-def words(language: str, key: str, /, **values: object) -> str:
-    """The calculator's sentence ``key`` (under ``calculator.`` in unit/locales/) in ``language``."""
-    return i18n.words(language)(f"calculator.{key}", **values)
-
-
-def said(key: str, /, **values: object) -> Text:
-    """The calculator's sentence ``key`` with its values, to be said later in the reader's language."""
-    return Text(f"calculator.{key}", **values)
-
-
-class ByLanguage(Text):
-    """A name an edition gives in French only (a classic colour group): French readers read it, the others read its
-    identifier (``dark_blue`` -> ``dark blue``)."""
-
-    __slots__ = ()
-
-    def __init__(self, french: str, identifier: str):
-        super().__init__("calculator.name", fr=french, other=identifier.replace("_", " "))
-
-    def say(self, words: Say) -> str:
-        return str(self.values["fr" if getattr(words, "language", i18n.REFERENCE) == "fr" else "other"])
-
-
-class Phrase(Text):
-    """Words said one after the other (« Bruno → Alice · M 600k · loyer de Docks »): each part a :class:`Text` said in
-    the reader's language, or a literal (a name, an arrow, a number) as it is."""
-
-    __slots__ = ()
-
-    def __init__(self, *parts: object, key: str = "calculator.phrase", **values: object):
-        super().__init__(key, parts=parts, **values)
-
-    def between(self, words: Say) -> str:
-        """What goes between two parts: nothing."""
-        return ""
-
-    def say(self, words: Say) -> str:
-        parts = self.values["parts"]
-        assert isinstance(parts, tuple)
-        return self.between(words).join(part.say(words) if isinstance(part, Text) else str(part) for part in parts)
-
-
-class Joined(Phrase):
-    """Several words said as one list (``Front de Mer (M 480k), Docks (M 600k)``): each part in the reader's
-    language, joined by ``separator`` (a catalog key, when the languages punctuate differently) or by a comma."""
-
-    __slots__ = ()
-
-    def __init__(self, parts: Iterable[Text | str], separator: str | None = None):
-        super().__init__(*parts, key="calculator.joined", separator=separator)
-
-    def between(self, words: Say) -> str:
-        separator = self.values["separator"]
-        return ", " if separator is None else words(str(separator))
-
-
-class ActionRefused(UserError):
-    """An action the bank refuses (:mod:`unit.calculator.bank`): ``message`` is the rule's sentence, a
-    :class:`Text` said in the reader's language where the refusal is shown (:meth:`say`); ``key`` names it
-    (``bank.short``, ``calculator.check.max_blocks``). Like every :class:`UserError`, ``str()`` is English: the
-    bank never learns who reads."""
-
-    def __init__(self, message: Text):
-        super().__init__("", message)
-        self.key = message.key
-        self.text = message
-
-
-def refused(key: str, /, **values: object) -> ActionRefused:
-    """The bank's refusal ``key`` (under ``bank.`` in unit/locales/) with its values."""
-    return ActionRefused(Text(f"bank.{key}", **values))
-
-
-def shown(value: object, language: str) -> str:
-    """How a wrong value read from a file is named in a message (``text 'chess'``, ``le texte 'chess'``)."""
-    if value is None:
-        return words(language, "got.null")
-    if isinstance(value, bool):
-        return words(language, "got.boolean", v=str(value).lower())
-    if isinstance(value, (int, float)):
-        return words(language, "got.number", v=repr(value))
-    if isinstance(value, str):
-        return words(language, "got.text", v=repr(value if len(value) <= 40 else value[:37] + "..."))
-    if isinstance(value, list):
-        return words(language, "got.list")
-    if isinstance(value, dict):
-        return words(language, "got.mapping")
-    return type(value).__name__
-
 
 # --- the reports ------------------------------------------------------------------------------
 
@@ -403,9 +317,24 @@ class Rules(ABC):
     #: The variants a command may name (classic's ``timed``, ``quick``).
     variants: ClassVar[tuple[str, ...]] = ()
 
-    @abstractmethod
     def holding(self, name: str, data: Mapping[str, Any]) -> Holding:
         """A holding of ``name`` from its fields as the history writes them (missing ones: the defaults)."""
+        return holding_of(self.kind, name, data)
+
+    def corrected(self, game: Game, holding: Holding, field: str, value: int | bool, variant: str | None) -> Holding:
+        """``holding`` with its field ``field`` corrected to ``value`` (a count from 0 to 99, a flag): a correction
+        (:class:`unit.calculator.actions.Correct`); the station, the hazard and the bonus have their own actions."""
+        if field not in self.holding_fields or field in ("station", "hazard", "bonus"):
+            raise refused(
+                "unknown_field",
+                f=field,
+                k=", ".join(k for k in self.holding_fields if k not in ("station", "hazard", "bonus")),
+            )
+        if field in COUNTS:
+            if isinstance(value, bool) or not 0 <= value <= 99:
+                raise refused("count_range", f=Text(f"bank.key.{field}"), got=value)
+            return holding_of(self.kind, holding.name, {**all_fields(holding), field: int(value)})
+        return holding_of(self.kind, holding.name, {**all_fields(holding), field: bool(value)})
 
     @abstractmethod
     def jail_fine(self, game: Game) -> int:

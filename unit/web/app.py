@@ -47,7 +47,7 @@ def routes() -> list[BaseRoute]:
         Route("/games", game.games_page, methods=GET),
         Route("/games", paired_form_endpoint(game.create, unpaired.new_game), methods=POST),
         Route("/games/{name}", game.game_page, methods=GET),
-        Route("/games/{name}", paired_form_endpoint(game.edit, unpaired.game_form), methods=POST),
+        Route("/games/{name}", paired_form_endpoint(bank.edit, unpaired.game_form), methods=POST),
         Route("/games/{name}/rent", game.rent_page, methods=GET),
         Route("/games/{name}/fortunes", game.fortunes_page, methods=GET),
         Route("/games/{name}/check", game.check_page, methods=GET),
@@ -98,7 +98,8 @@ def create_app(
     app = Starlette(
         routes=routes(),
         middleware=[body_limit],
-        exception_handlers={HTTPException: refused, NotSaved: not_saved},  # quota, full disk: 507
+        # one handler per refusal type: a request's line, a full disk's, a tap's (the page again, with why)
+        exception_handlers={HTTPException: refused, NotSaved: not_saved, bank.TapRefused: bank.refusal_page},
         lifespan=lifespan,
     )
     app.state.web = Web(state_dir, language, data_dir, box)

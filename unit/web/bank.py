@@ -1,65 +1,93 @@
-"""The table's bank on the phone (issue 22): every money movement in one tap, undone from the history.
+"""Every write of a game on the phone (issues 22, 27, 28): the bank's taps and the corrections, each one entry of the
+history, all through the one write path the command line uses (:func:`unit.calculator.gamefile.record`).
 
 Routes (docs/phone.en.md, « The bank for an evening »)::
 
+    POST /games/{name}         one correction (``action``: cash, buy, give, set, tower, exemption, player, drop),
+                               from the version the page showed
     POST /games/{name}/bank    one bank action (``action`` and its fields), from the version the page showed
     GET  /games/{name}/sale    the offer to record the auction the box just ended (a fragment of the game page;
                                204 when there is none, or for a phone not paired)
 
-No rule lives here: the form becomes one of :mod:`unit.calculator.bank`'s actions, which the bank checks and
-turns into a history entry (or refuses with the rule's sentence, and when the cash is short with what the
-player can do); the game file is written with :func:`unit.calculator.position.dumps`, as ``monopoly-city
-pay/buy/build/undo`` write it, so the page and the command line keep the same file.
+No rule lives here: the form becomes one of :mod:`unit.calculator.actions`' actions, which the bank checks and turns
+into a history entry (or refuses with the rule's sentence, and when the cash is short with what the player can do);
+the game file is written by :mod:`unit.calculator.gamefile` (the game's folder locked against every other writer,
+the page's version checked, the text verified to read back), as ``monopoly-city pay/buy/build/undo`` write it, so the
+page and the command line keep the same file. A correction (« Corriger sans payer ») is an entry too: a cash
+corrected, a holding's field, its owner, the station draw, a hazard or a bonus placed, the rent-exemption card, a
+player joining or leaving with nothing; each has its line and its undo.
 
-Every form carries the version of the file the page showed: a tap from an older page (another phone paid
-meanwhile, or the same tap sent twice) is refused with 409 and the page as it is now, so nothing is ever paid
-twice. Taking several entries back, a bankruptcy and removing a player ask first (a second tap on the page
-that says what will happen).
+Every form carries the version of the file the page showed: a tap from an older page (another phone paid meanwhile,
+the same tap sent twice, a form from before an undo: the file's revision rose) is refused with 409 and the page as it
+is now, so nothing is ever paid twice. A refusal is one exception, :class:`TapRefused`, rendered by one handler
+(:func:`refusal_page`, registered by :mod:`unit.web.app`). Taking several entries back, a bankruptcy and removing a
+player ask first (a second tap on the page that says what will happen).
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import TypeVar
 from urllib.parse import urlencode
 
+from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
 from unit import fields, i18n
-from unit.calculator import bank, money
+from unit.calculator import actions, bank, gamefile, money
 from unit.calculator import position as positions
+from unit.calculator.actions import Action
+from unit.calculator.history import COUNTS, Entry
+from unit.calculator.rulebook import Rules
 from unit.errors import Text, UserError, said
 from unit.web import bank_page, game
 from unit.web.common import Form, language_of, page, see_other, web_of, whole, words_of
-from unit.web.store import Changed
+from unit.web.store import make_room
+
+T = TypeVar("T")
 
 #: The taps on a card (``op``) and the bank's action each makes for the card's square.
-CARD_OPS: dict[str, Callable[[str, str | None], bank.Action]] = {
-    "residential": lambda s, v: bank.Build(s, residential=1),
-    "industrial": lambda s, v: bank.Build(s, industrial=1),
-    "skyscraper": lambda s, v: bank.Build(s, skyscraper=True),
-    "stadium": lambda s, v: bank.Build(s, stadium=True),
-    "tower": lambda s, v: bank.Build(s, tower=True),
-    "house": lambda s, v: bank.Build(s, houses=1, variant=v),
-    "hotel": lambda s, v: bank.Build(s, hotel=True, variant=v),
-    "sell_one": lambda s, v: bank.SellBack(s, 1, v),
-    "sell_all": lambda s, v: bank.SellBack(s, None, v),
-    "hazard": lambda s, v: bank.RemoveHazard(s),
-    "mortgage": lambda s, v: bank.Mortgage(s),
-    "lift": lambda s, v: bank.Lift(s),
+CARD_OPS: dict[str, Callable[[str, str | None], Action]] = {
+    "residential": lambda s, v: actions.Build(s, residential=1),
+    "industrial": lambda s, v: actions.Build(s, industrial=1),
+    "skyscraper": lambda s, v: actions.Build(s, skyscraper=True),
+    "stadium": lambda s, v: actions.Build(s, stadium=True),
+    "tower": lambda s, v: actions.Build(s, tower=True),
+    "house": lambda s, v: actions.Build(s, houses=1, variant=v),
+    "hotel": lambda s, v: actions.Build(s, hotel=True, variant=v),
+    "sell_one": lambda s, v: actions.SellBack(s, 1, v),
+    "sell_all": lambda s, v: actions.SellBack(s, None, v),
+    "hazard": lambda s, v: actions.RemoveHazard(s),
+    "mortgage": lambda s, v: actions.Mortgage(s),
+    "lift": lambda s, v: actions.Lift(s),
 }
 #: Forms that ask first: what the page says before the second tap.
 ASK_FIRST = ("undo", "out", "drop")
 
 
-class Refusal(Exception):
-    """A tap refused: the sentence, the page's field it is about, and the status."""
+class TapRefused(HTTPException):
+    """A tap or a correction refused: the sentence, the page's field it is about, the status, and what the page is
+    rendered from again (the game as it is now, the form as it was sent: what was typed stays)."""
 
     def __init__(self, message: str, field: str = "", status: int = 400):
-        super().__init__(message)
+        super().__init__(status, message)
         self.message = message
         self.field = field
         self.status = status
+        self.loaded: game.Loaded | None = None
+        self.form: Form = {}
+
+
+def refusal_page(request: Request, exc: Exception) -> Response:
+    """The one handler of :class:`TapRefused`: the page the tap came from, as the file is now, saying why nothing was
+    paid (the rent page for a rent tap, else the game page, the sentence beside the field)."""
+    assert isinstance(exc, TapRefused)
+    loaded = exc.loaded if exc.loaded is not None else game.load(request, request.path_params["name"])
+    form = exc.form
+    if form.get("back") == "rent":
+        return game.show_rent(request, loaded, form.get("square", ""), form.get("dice", ""), exc.message, exc.status)
+    return game.show_game(request, loaded, form.get("variant"), game.FieldError(exc.message, exc.field), exc.status)
 
 
 # --- the form, as one of the bank's actions -----------------------------------------------------------
@@ -69,7 +97,7 @@ def player_name(game_: positions.Game, text: str | None, language: str) -> str:
     """The name of the player a form names by their place at the table (never a typed name)."""
     place = whole(text, len(game_.players))
     if place is None:
-        raise Refusal(i18n.words(language)("web.calc.no_player"))
+        raise TapRefused(i18n.words(language)("web.calc.no_player"))
     return game_.players[place].name
 
 
@@ -78,63 +106,183 @@ def party(game_: positions.Game, text: str, language: str) -> str | None:
     return None if text == "bank" else player_name(game_, text, language)
 
 
-def amount_of(game_: positions.Game, text: str, field: str, language: str) -> int:
+def amount_of(text: str, field: str, language: str) -> int:
     """An amount as the table writes it (``600k``, ``1,5M``, ``200``)."""
     try:
         return money.parse(text.strip(), field, language)
     except UserError as error:
-        raise Refusal(said(error.message, i18n.words(language)), field) from None
+        raise TapRefused(said(error.message, i18n.words(language)), field) from None
 
 
-def action_of(game_: positions.Game, form: Form, language: str) -> tuple[bank.Action, str]:
+def action_of(game_: positions.Game, form: Form, language: str) -> tuple[Action, str]:
     """The bank's action the form asks for, and the page's field a refusal is about."""
     what = form.get("action", "")
     variant = game.variant_of(game_, form.get("variant"))
     if what == "square":
         square, op = form.get("square", ""), form.get("op", "")
         if op not in CARD_OPS:
-            raise Refusal(i18n.words(language)("web.calc.unknown_action"))
+            raise TapRefused(i18n.words(language)("web.calc.unknown_action"))
         return CARD_OPS[op](square, variant), f"h-{square}"
     if what == "rent":
         exempt = form.get("exempt", "")
         payer = player_name(game_, exempt or form.get("payer"), language)
         dice_text = form.get("dice", "")
         dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
-        return bank.PayRent(payer, form.get("square", ""), dice, exemption=bool(exempt)), "rent"
+        return actions.PayRent(payer, form.get("square", ""), dice, exemption=bool(exempt)), "rent"
     if what == "auction":
-        price = amount_of(game_, form.get("price", ""), "sale-price", language)
-        return bank.Buy(player_name(game_, form.get("player"), language), form.get("square", ""), price), "sale"
+        price = amount_of(form.get("price", ""), "sale-price", language)
+        return actions.Buy(player_name(game_, form.get("player"), language), form.get("square", ""), price), "sale"
+    if what == "hand":
+        return actions.RecordHandChange(), ""
+    if what == "trade":
+        seller = player_name(game_, form.get("seller"), language)
+        buyer = player_name(game_, form.get("buyer"), language)
+        squares = tuple(s for s in form.get("squares", "").split("\n") if s.strip())
+        price = amount_of(form.get("price", "") or "0", "trade-price", language)
+        return actions.Trade(seller, buyer, squares, price), "trade"
     index = form.get("player", "")
     player = player_name(game_, index, language)
     if what == "buy":
-        return bank.Buy(player, form.get("square", "")), f"buy-{index}"
+        return actions.Buy(player, form.get("square", "")), f"buy-{index}"
     if what == "player":
         op = form.get("op", "")
         if op == "salary":
-            return bank.Salary(player), f"player-{index}"
+            return actions.Salary(player), f"player-{index}"
         if op == "tax":
-            return bank.PayTax(player), f"player-{index}"
+            return actions.PayTax(player), f"player-{index}"
         if op.startswith("tax:"):
-            return bank.PayRent(player, op.removeprefix("tax:")), f"player-{index}"
+            return actions.PayRent(player, op.removeprefix("tax:")), f"player-{index}"
         if op == "fine":
-            return bank.JailFine(player), f"player-{index}"
+            return actions.JailFine(player), f"player-{index}"
     if what == "transfer":
         direction, _, other = form.get("to", "").partition(":")
         if direction not in ("to", "from"):
-            raise Refusal(i18n.words(language)("web.calc.unknown_action"), f"transfer-{index}")
+            raise TapRefused(i18n.words(language)("web.calc.unknown_action"), f"transfer-{index}")
         them = party(game_, other, language)
-        amount = amount_of(game_, form.get("amount", ""), f"transfer-{index}", language)
+        amount = amount_of(form.get("amount", ""), f"transfer-{index}", language)
         note = form.get("note", "").strip()[:80] or None
         if note is not None and not note.isprintable():  # a newline, an escape code: refused, never kept escaped
             line = said(Text("errors.expected_one_line", got=fields.got(note)), i18n.words(language))
-            raise Refusal(line, f"transfer-{index}")
+            raise TapRefused(line, f"transfer-{index}")
         if direction == "to":
-            return bank.Pay(player, them, amount, note), f"transfer-{index}"
-        return bank.Pay(them, player, amount, note), f"transfer-{index}"
+            return actions.Pay(player, them, amount, note), f"transfer-{index}"
+        return actions.Pay(them, player, amount, note), f"transfer-{index}"
     if what == "out":
         creditor = form.get("creditor", "bank")
-        return bank.Out(player, party(game_, creditor, language)), f"player-{index}"
-    raise Refusal(i18n.words(language)("web.calc.unknown_action"))
+        return actions.Out(player, party(game_, creditor, language)), f"player-{index}"
+    if what == "drop":
+        return actions.RemovePlayer(player), f"player-{index}"
+    raise TapRefused(i18n.words(language)("web.calc.unknown_action"))
+
+
+def correction_of(game_: positions.Game, kind: Rules, form: Form, language: str) -> tuple[Action, str]:
+    """The entry a correction (« Corriger sans payer ») makes: its action, and the page's field it is about."""
+    what = form.get("action", "")
+    if what == "player":
+        return actions.AddPlayer(form.get("value", "")), "new-player"
+    if what in ("cash", "buy", "tower", "exemption", "drop"):
+        index = form.get("player", "")
+        name = player_name(game_, index, language)
+        if what == "cash":
+            return actions.SetCash(name, amount_of(form.get("value", ""), f"cash-{index}", language)), f"cash-{index}"
+        if what == "buy":
+            return actions.Give(form.get("square", ""), name, unowned=True), f"buy-{index}"
+        if what == "tower":
+            return actions.SetTower(name, form.get("value") or None), f"tower-{index}"
+        if what == "exemption":  # « 1 »: the card to this player; else taken back from them (to Free Parking)
+            if form.get("value") != "1" and not game_.players[int(index)].exemption_card:
+                raise TapRefused(said(Text("bank.nothing_changes"), i18n.words(language)), f"exemption-{index}")
+            return actions.ExemptionCard(name if form.get("value") == "1" else None), f"exemption-{index}"
+        return actions.RemovePlayer(name), f"player-{index}"
+    if what in ("set", "give"):
+        square = form.get("square", "")
+        try:
+            found = kind.find(game_, square, "square")
+            field = f"h-{found}" if game_.holding(found) is not None else ""
+        except UserError:
+            field = ""
+        if what == "give":
+            to = form.get("player", "")
+            return actions.Give(square, None if to == "" else player_name(game_, to, language)), field
+        key, value = form.get("key", ""), form.get("value", "")
+        if "kv" in form:  # a tap on a card: « residential=4 »
+            key, _, value = form["kv"].partition("=")
+        return correction(square, key, value, kind, game.variant_of(game_, form.get("variant")), language), field
+    raise TapRefused(i18n.words(language)("web.calc.unknown_action"))
+
+
+def correction(square: str, key: str, text: str, kind: Rules, variant: str | None, language: str) -> Action:
+    """One field of a holding as the page sends it: the station, a hazard, a bonus (placed or taken off), or another
+    field corrected (a count, a flag)."""
+    if key not in kind.holding_fields:
+        raise TapRefused(i18n.words(language)("web.calc.unknown_action"))
+    if key == "station":
+        return actions.PlaceStation(square, text == "1")
+    if key == "hazard":
+        return actions.PlaceHazard(square, text or None)
+    if key == "bonus":
+        return actions.PlaceBonus(square, text or None)
+    if key in COUNTS:
+        text = text.strip()
+        if not (text.isascii() and text.lstrip("-").isdigit() and len(text) < 6):
+            raise TapRefused(said(Text("bank.count_range", f=Text(f"bank.key.{key}"), got=text), i18n.words(language)))
+        return actions.Correct(square, key, int(text), variant)
+    return actions.Correct(square, key, text == "1", variant)
+
+
+# --- the one write path, as the pages take it -------------------------------------------------------------
+
+
+def write(
+    request: Request, loaded: game.Loaded, change: gamefile.Change[T], field: str, record_hand: bool = True
+) -> gamefile.Recorded[T]:
+    """``change`` written through :func:`unit.calculator.gamefile.record` from the version the page showed, the game
+    the page read used as it is (kept), the phones' quota checked; kept again as written. A refusal is
+    :class:`TapRefused` with its sentence and status (409: the game changed; 507: the disk or the quota).
+    ``record_hand``: a change made by hand is recorded first (an undo says it instead, and the hand's own tap
+    records it)."""
+    web = web_of(request)
+    store = web.store
+    path = store.path("game", loaded.name)
+    lang, w = language_of(request), words_of(request)
+    try:
+        done = gamefile.record(
+            path,
+            change,
+            expected=loaded.version,
+            kept=loaded.as_file(path),
+            language=lang,
+            load_edition=web.editions.load,
+            reader=store.game_bytes,
+            source=loaded.file,
+            room=lambda size: make_room(store.root, path, size, store.quota),
+            record_hand=record_hand,
+        )
+    except (gamefile.Changed, gamefile.Busy):
+        raise TapRefused(w("web.bank.changed"), "", 409) from None
+    except UserError as error:  # the rule's sentence, a name the edition lacks, the disk, the quota
+        raise TapRefused(said(error.message, bank_page.page_words(w)), field, gamefile.status(error)) from None
+    web.games.keep(loaded.name, done.file.version, lang, done.file.game, done.file.edition_ref, written=True)
+    return done
+
+
+def applying(action: Action) -> gamefile.Change[Entry]:
+    """The write of one bank action, for :func:`write`."""
+
+    def change(game_: positions.Game, kind: Rules) -> tuple[positions.Game, Entry]:
+        return bank.apply(game_, action, kind)
+
+    return change
+
+
+def undoing(count: int) -> gamefile.Change[bank.Undone]:
+    """The write of an undo of ``count`` entries, for :func:`write`."""
+
+    def change(game_: positions.Game, kind: Rules) -> tuple[positions.Game, bank.Undone]:
+        undone = bank.undo(game_, count, kind)
+        return undone.game, undone
+
+    return change
 
 
 # --- the endpoints ------------------------------------------------------------------------------------
@@ -142,54 +290,59 @@ def action_of(game_: positions.Game, form: Form, language: str) -> tuple[bank.Ac
 
 def act(request: Request, form: Form) -> Response:
     """One bank action from the version the page showed: applied and written, or refused with the rule's sentence."""
-    web = web_of(request)
-    store = web.store
     name = request.path_params["name"]
     loaded = game.load(request, name)
+    try:
+        return _act(request, loaded, form)
+    except TapRefused as refusal:
+        refusal.loaded, refusal.form = loaded, form
+        raise
+
+
+def _act(request: Request, loaded: game.Loaded, form: Form) -> Response:
     lang, w = language_of(request), words_of(request)
+    name = loaded.name
     what = form.get("action", "")
     if form.get("version") != loaded.version:  # another phone paid meanwhile, or this tap was sent twice
-        return refused(request, loaded, form, Refusal(w("web.bank.changed"), "", 409))
-    try:
-        if what == "dismiss":
-            settle(request, form)
-            return back_to_game(name, form, {})
-        if what == "buy" and form.get("op") == "auction":  # declined at the printed price: the box's auction next
-            expect(request, name, form.get("square", ""))
-            return back_to_game(name, form, {})
-        count = undo_count(form)
-        if what in ASK_FIRST and form.get("confirm") != "1" and not (what == "undo" and count == 1):
-            return ask_first(request, loaded, form)
-        if what == "undo":
-            after, undone = bank.undo(loaded.game, count)
-            query = {"undone": str(len(undone))}
-        elif what == "drop":
-            after = game.change(loaded, {"action": "drop", "player": form.get("player", "")}, web, lang)
-            query = {}
-        else:
-            action, field = action_of(loaded.game, form, lang)
-            try:
-                after, _entry = bank.apply(loaded.game, action)
-            except UserError as error:  # the rule's sentence (bank.ActionRefused), or a name the edition lacks
-                raise Refusal(said(error.message, bank_page.page_words(w)), field) from None
-            query = {"done": str(len(after.history))}
-    except Refusal as refusal:
-        return refused(request, loaded, form, refusal)
-    except game.FieldError as error:
-        return refused(request, loaded, form, Refusal(error.message, error.field))
-    except UserError as error:
-        return refused(request, loaded, form, Refusal(said(error.message, bank_page.page_words(w))))
-    try:
-        text = positions.dumps_after(loaded.text, loaded.game, after, loaded.edition_ref, loaded.written)
-        version = store.write("game", name, text, loaded.version)
-    except Changed:
-        return refused(request, loaded, form, Refusal(w("web.bank.changed"), "", 409))
-    except UserError as error:  # too large for the command line, or the disk refused it: nothing written
-        return refused(request, loaded, form, Refusal(error.say(w), "", 507))
-    web.games.keep(name, version, lang, after, loaded.edition_ref, written=True)  # the page that follows reads it
+        raise TapRefused(w("web.bank.changed"), "", 409)
+    if what == "dismiss":
+        settle(request, form)
+        return back_to_game(name, form, {})
+    if what == "buy" and form.get("op") == "auction":  # declined at the printed price: the box's auction next
+        expect(request, name, form.get("square", ""))
+        return back_to_game(name, form, {})
+    count = undo_count(form)
+    if what in ASK_FIRST and form.get("confirm") != "1" and not (what == "undo" and count == 1):
+        return ask_first(request, loaded, form)
+    if what == "undo":
+        undone = write(request, loaded, undoing(count), "", record_hand=False).result
+        query = {"undone": str(len(undone.entries))}
+    else:
+        action, field = action_of(loaded.game, form, lang)
+        done = write(request, loaded, applying(action), field, not isinstance(action, actions.RecordHandChange))
+        query = {"done": str(len(done.file.game.history))}
     if what == "auction":
         settle(request, form)
     return back_to_game(name, form, query)
+
+
+def edit(request: Request, form: Form) -> Response:
+    """One correction (« Corriger sans payer ») from the version the page showed: an entry of the history, with its
+    line and its undo, or refused with the rule's sentence beside the field."""
+    name = request.path_params["name"]
+    loaded = game.load(request, name)
+    lang, w = language_of(request), words_of(request)
+    try:
+        if form.get("version") != loaded.version:
+            raise TapRefused(w("web.calc.changed"), "", 409)
+        action, field = correction_of(loaded.game, loaded.rules, form, lang)
+        done = write(request, loaded, applying(action), field)
+    except TapRefused as refusal:
+        refusal.loaded, refusal.form = loaded, form
+        if refusal.status == 409:
+            refusal.message = w("web.calc.changed")
+        raise
+    return back_to_game(name, form, {"done": str(len(done.file.game.history))})
 
 
 def sale_fragment(request: Request) -> Response:
@@ -214,16 +367,6 @@ def back_to_game(name: str, form: Form, query: dict[str, str]) -> Response:
     )
 
 
-def refused(request: Request, loaded: game.Loaded, form: Form, refusal: Refusal) -> Response:
-    """The page the tap came from, as the file is now, saying why nothing was paid."""
-    if form.get("back") == "rent":
-        return game.show_rent(
-            request, loaded, form.get("square", ""), form.get("dice", ""), refusal.message, refusal.status
-        )
-    error = game.FieldError(refusal.message, refusal.field)
-    return game.show_game(request, loaded, form.get("variant"), error, refusal.status)
-
-
 def ask_first(request: Request, loaded: game.Loaded, form: Form) -> Response:
     """The game page with what the tap will do, and the second tap that does it (the same form, confirmed)."""
     lang, w = language_of(request), words_of(request)
@@ -233,10 +376,13 @@ def ask_first(request: Request, loaded: game.Loaded, form: Form) -> Response:
     if what == "undo":
         count = undo_count(form)
         if not 0 < count <= len(game_.history):
-            bank.undo(game_, count)  # the bank's own refusal: how many there are
+            try:
+                bank.undo(game_, count, loaded.rules)  # the bank's own refusal: how many there are
+            except UserError as error:
+                raise TapRefused(said(error.message, w)) from None
         entries = game_.history[-count:]
         title = w("web.bank.ask_undo", n=count)
-        lines = [bank.describe(game_, e) for e in reversed(entries)]  # said by the page
+        lines = [bank.describe(game_, e, loaded.rules) for e in reversed(entries)]  # said by the page
     elif what == "out":
         player = player_name(game_, form.get("player"), lang)
         creditor = party(game_, form.get("creditor", "bank"), lang)

@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass, replace
+from pathlib import Path
 from typing import Any
 from urllib.parse import urlencode
 
@@ -33,13 +34,12 @@ from jinja2 import Environment
 from starlette.requests import Request
 from starlette.responses import Response
 
-from unit import i18n, yamlfile
-from unit.calculator import classic, commands, rules
+from unit import i18n
+from unit.calculator import classic, commands, gamefile, names, rules
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS
 from unit.calculator.rulebook import RentReport
-from unit.calculator.rulebook import words as rule_words
 from unit.errors import MonopolyCityError, Text, UserError, said
 from unit.fields import name_key
 from unit.web import bank_page
@@ -54,10 +54,9 @@ from unit.web.common import (
     see_other,
     slug_of,
     web_of,
-    whole,
     words_of,
 )
-from unit.web.store import Changed
+from unit.web.store import make_room
 
 VARIANTS = classic.VARIANTS
 COUNTS = ("residential", "industrial", "houses")  # a holding's fields that are whole numbers
@@ -76,7 +75,8 @@ class FieldError(Exception):
 
 
 class Loaded:
-    """A game file as read: its text, version, data, the game, and the edition as the file names it."""
+    """A game file as read: its text, version, data, the game, its rules (looked up once for the request), and the
+    edition as the file names it."""
 
     def __init__(self, web: Web, name: str, language: str):
         store = web.store
@@ -87,11 +87,17 @@ class Loaded:
         kept = web.games.get(store, name, self.version, language)
         if kept is not None:
             self.game, self.edition_ref, self.written = kept.game, kept.ref, kept.written
-            return
-        data = yamlfile.parse(self.text, self.file, what="game file")
-        self.game = positions.parse(data, self.file, store.root, language, web.editions.load)
-        self.edition_ref = str(data["edition"])  # type: ignore[index]  # parse checked: a mapping, a text
-        web.games.keep(name, self.version, language, self.game, self.edition_ref)
+        else:
+            path = store.path("game", name)
+            read = gamefile.parse(path, self.text.encode("utf-8"), language, web.editions.load, self.file)
+            self.game, self.edition_ref = read.game, read.edition_ref
+            web.games.keep(name, self.version, language, self.game, self.edition_ref)
+        self.rules = rules.of(self.game)
+
+    def as_file(self, path: Path) -> gamefile.GameFile:
+        """The game file as :mod:`unit.calculator.gamefile` takes it (the write path uses it as it is when the file
+        on disk is still these bytes)."""
+        return gamefile.GameFile(path, self.text.encode("utf-8"), self.game, self.edition_ref, self.written, self.file)
 
 
 def variant_of(game: positions.Game, text: str | None) -> str | None:
@@ -111,125 +117,20 @@ def squares_of(game: positions.Game) -> list[dict[str, Any]]:
     return out
 
 
-# --- changing a game: the file's data, then the loader and the check ------------------------------
+# --- who may be added: one check for the page and the command line (unit.calculator.names) --------------
 
-
-def change(loaded: Loaded, form: dict[str, str], web: Web, language: str) -> positions.Game:
-    """The game after the change ``form`` asks for; :class:`FieldError` with the rule's sentence if refused."""
-    game = loaded.game
-    data = positions.dump(game, loaded.edition_ref)
-    players = data["players"]
-    kind_rules = rules.of(game)
-    owned = kind_rules.holdings_key
-    action = form.get("action", "")
-    field = ""
-    try:
-        if action == "player":
-            field = "new-player"
-            name = form.get("value", "").strip()
-            if not player_name_fits(name) or len(players) >= MAX_PLAYERS:
-                raise FieldError(i18n.words(language)("web.calc.player_name", n=PLAYER_NAME_CHARS), field)
-            players.append({"name": name, "cash": kind_rules.starting_cash(game.edition) or 0, owned: []})
-        else:
-            if action in ("cash", "buy", "tower", "exemption", "drop"):
-                index = player_index(form, players, language)
-                player = players[index]
-            if action == "cash":
-                field = f"cash-{index}"
-                player["cash"] = form.get("value", "").strip()
-            elif action == "buy":
-                field = f"buy-{index}"
-                player[owned].append({"name": form.get("square", "")})
-            elif action == "drop":
-                field = f"player-{index}"
-                if player[owned]:
-                    raise FieldError(i18n.words(language)("web.calc.drop_holdings"), field)
-                del players[index]
-            elif action == "tower":
-                field = f"tower-{index}"
-                player["tower"] = form.get("value") or None
-                if player["tower"] is None:
-                    del player["tower"]
-            elif action == "exemption":
-                field = f"exemption-{index}"
-                player["exemption_card"] = form.get("value") == "1"
-            elif action in ("set", "give"):
-                square = form.get("square", "")
-                holder, holding = held(data, game, square, language)
-                field = f"h-{holding['name']}"
-                if action == "give":
-                    holder[owned].remove(holding)
-                    if form.get("player", "") != "":
-                        players[player_index(form, players, language)][owned].append(holding)
-                else:
-                    key, value = form.get("key", ""), form.get("value", "")
-                    if "kv" in form:  # a tap on a card: « residential=4 »
-                        key, _, value = form["kv"].partition("=")
-                    set_value(holding, key, value, kind_rules.holding_fields, language)
-                    if key == "hotel":  # a classic hotel is bought for its houses, and back
-                        traded = classic.houses_per_hotel(game.classic, variant_of(game, form.get("variant")))
-                        holding.pop("houses", None)
-                        if not holding.get("hotel"):
-                            holding["houses"] = traded
-            else:
-                raise FieldError(i18n.words(language)("web.calc.unknown_action"))
-        after = positions.parse(data, loaded.file, web.store.root, language, web.editions.load)
-    except UserError as error:
-        raise FieldError(said(error.message, i18n.words(language)), field) from None
-    new = kind_rules.new_problems(game, after, variant_of(game, form.get("variant")))
-    if new:
-        raise FieldError(" ".join(p.message.say(i18n.words(language)) for p in new), field)
-    return after
-
-
-MAX_PLAYERS = 12  # a table; the file stays small whatever a phone sends
-PLAYER_NAME_CHARS = 40
+MAX_PLAYERS = names.MAX_PLAYERS
+PLAYER_NAME_CHARS = names.PLAYER_NAME_CHARS
 
 
 def player_name_fits(name: str) -> bool:
-    """A player's name as the page takes it: one line of at most PLAYER_NAME_CHARS characters."""
-    return 0 < len(name) <= PLAYER_NAME_CHARS and name.isprintable()
-
-
-def player_index(form: dict[str, str], players: list[dict[str, Any]], language: str) -> int:
-    place = whole(form.get("player"), len(players))
-    if place is None:
-        raise FieldError(i18n.words(language)("web.calc.no_player"))
-    return place
-
-
-def held(
-    data: dict[str, Any], game: positions.Game, typed: str, language: str
-) -> tuple[dict[str, Any], dict[str, Any]]:
-    """The player's entry and the holding's entry in ``data`` for the square ``typed``; who holds nobody's is
-    refused with the calculator's « nobody owns » sentence."""
-    kind_rules = rules.of(game)
-    name = kind_rules.find(game, typed, "square")
-    owned = kind_rules.holdings_key
-    for player in data["players"]:
-        for holding in player[owned]:
-            if holding["name"] == name:
-                return player, holding
-    raise UserError("square", rule_words(language, "args.nobody_owns", s=name))
-
-
-def set_value(holding: dict[str, Any], key: str, text: str, allowed: tuple[str, ...], language: str) -> None:
-    """One field of a holding (one of ``allowed``, the game's), as the file writes it; the loader checks it (a
-    negative count, a bad name)."""
-    if key not in allowed:
-        raise FieldError(i18n.words(language)("web.calc.unknown_action"))
-    value: Any
-    if key in COUNTS:
-        text = text.strip()
-        value = int(text) if text.isascii() and text.lstrip("-").isdigit() and len(text) < 6 else text
-    elif key in ("hazard", "bonus"):
-        value = text or None
-    else:
-        value = text == "1"
-    if value in (None, False, 0):
-        holding.pop(key, None)
-    else:
-        holding[key] = value
+    """A player's name as the page takes it: :func:`unit.calculator.names.player_name`'s, one line of at most
+    PLAYER_NAME_CHARS characters."""
+    try:
+        names.player_name(name, "name")
+    except UserError:
+        return False
+    return True
 
 
 # --- the pages ------------------------------------------------------------------------------------
@@ -284,11 +185,11 @@ def create(request: Request, form: Form) -> Response:
     if title is not None:  # the file's name is made from it, and stays in the addresses
         name = slug_of(title, store.names("game")) or title
     edition = form.get("edition", "")
-    names = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
+    typed = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
     shipped = list(editions.SHIPPED)
     if edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
         return games_list(request, w("web.calc.no_edition"), 400, form)
-    if len(names) > MAX_PLAYERS or not all(player_name_fits(n) for n in names):
+    if len(typed) > MAX_PLAYERS or not all(player_name_fits(n) for n in typed):
         return games_list(request, w("web.calc.player_name", n=PLAYER_NAME_CHARS), 400, form)
     try:
         store.path("game", name)
@@ -296,12 +197,17 @@ def create(request: Request, form: Form) -> Response:
         kind_rules = rules.of(found)
         cash = kind_rules.starting_cash(found)
         owned = kind_rules.holdings_key
-        data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in names]}
+        data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in typed]}
         game = positions.parse(
             data | ({} if title is None else {"title": title}), f"{name}.game.yaml", store.root, lang
         )
-        store.write("game", name, positions.dumps(game, edition), None)
-    except Changed:
+        path = store.path("game", name)
+
+        def room(size: int) -> None:
+            make_room(store.root, path, size, store.quota)
+
+        gamefile.create(path, game, edition, language=lang, reader=store.game_bytes, source=path.name, room=room)
+    except gamefile.Changed:
         return games_list(request, w("web.calc.exists", name=title or name), 409, form)
     except UserError as error:
         return games_list(request, said(error.message, w), 400, form)
@@ -584,31 +490,6 @@ def render_part(templates: Environment, name: str, view: PlayerView | CardView) 
         csrf=Kept(CSRF_MARK),
         version=Kept(VERSION_MARK),
         cards=Kept(CARDS_MARK),
-    )
-
-
-def edit(request: Request, form: Form) -> Response:
-    """One change to the position, made from the version the page showed; refused with the rule's sentence."""
-    store = web_of(request).store
-    name = request.path_params["name"]
-    loaded = load(request, name)
-    lang, w = language_of(request), words_of(request)
-    if form.get("version") != loaded.version:
-        return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
-    try:
-        after = change(loaded, form, web_of(request), lang)
-    except FieldError as error:
-        return show_game(request, loaded, form.get("variant"), error, 400)
-    try:
-        store.write("game", name, positions.dumps(after, loaded.edition_ref), loaded.version)
-    except Changed:
-        return show_game(request, loaded, form.get("variant"), FieldError(w("web.calc.changed")), 409)
-    except UserError as error:  # too large for the command line, or the disk refused it: nothing written
-        return show_game(request, loaded, form.get("variant"), FieldError(error.say(w)), 507)
-    query = {"variant": form["variant"]} if form.get("variant") in VARIANTS else {}
-    anchor = form.get("anchor", "")
-    return see_other(
-        f"/games/{name}" + (f"?{urlencode(query)}" if query else "") + (f"#{anchor}" if anchor.isalnum() else "")
     )
 
 

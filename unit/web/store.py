@@ -100,6 +100,14 @@ class Store:
             raise UserError(path.name, Text("errors.not_utf8", at=error.start, what=_what(kind))) from None
         return text, version_of(data)
 
+    def game_bytes(self, path: Path) -> bytes:
+        """A game file's bytes as the pages read them (a regular file, no link followed, bounded): the reader of
+        :mod:`unit.calculator.gamefile`'s write path; FileNotFoundError when there is none."""
+        data = self._bytes(path, "game")
+        if data is None:
+            raise FileNotFoundError(path)
+        return data
+
     def version(self, kind: str, name: str) -> str | None:
         """The file's current version, None when it does not exist."""
         data = self._bytes(self.path(kind, name), kind)
