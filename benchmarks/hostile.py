@@ -815,6 +815,9 @@ REAL = {
     "code": ["123456"],
     "button": ["power", "auction"],
     "carried_from": ["rouge"],
+    "for": ["rent", "buy", "build", "salary", "tax", "hazard"],
+    "district": ["Docks", "Opéra", "Rue Neuve"],
+    "new_group": ["violet"],
 }
 AMOUNT_FIELDS = ["price", "residential_cost", "industrial_cost", "skyscraper_cost", "starting_cash", "go_salary"]
 AMOUNT_FIELDS += ["industry_tax", "prison", "dump", "sewage_plant", "power_station"] + [f"rent{j}" for j in range(9)]
@@ -855,7 +858,11 @@ READS = {
     ("POST", "/editions/{name}/values"): ["name", "starting_cash", "go_salary", "industry_tax", "prison", "dump"]
     + ["sewage_plant", "power_station", "check"],
     ("POST", "/editions/{name}/card/delete"): ["n"],
+    ("GET", "/games/{name}/card"): ["for", "district", "player", "payer", "price", "sale", "back", "saved"],
+    ("POST", "/games/{name}/card"): [*CARD, "new_group", "go_salary", "industry_tax", "check", "auto"],
 }
+#: What a POST reads from its address too (the card the bank asks for: which, and for what).
+POST_QUERY = {"/games/{name}/card": "for=rent&district=Docks&payer=1"}
 #: Edition files a phone may upload: one the loader reads, and what it must refuse in one line.
 UPLOADS = [
     (EXAMPLES / "city-example.yaml").read_bytes(),
@@ -865,7 +872,13 @@ UPLOADS = [
     b"&a [*a, *a, *a]\n",
     b"",
 ]
-VERSIONED = ("/games/{name}", "/games/{name}/bank", "/editions/{name}/card", "/editions/{name}/values")
+VERSIONED = (
+    "/games/{name}/card",
+    "/games/{name}",
+    "/games/{name}/bank",
+    "/editions/{name}/card",
+    "/editions/{name}/values",
+)
 
 
 @dataclass
@@ -946,6 +959,8 @@ def route_requests(rng: random.Random, count: int) -> list[WebRequest]:
             values = {}
         elif method == "POST":
             form = values
+            if template in POST_QUERY:
+                path += "?" + POST_QUERY[template]
             if template in VERSIONED:
                 form["version"] = "<version>" if rng.random() < 0.9 else rng.choice(ODD)
             form["csrf"] = "<csrf>" if rng.random() < 0.95 else rng.choice(ODD)
@@ -993,7 +1008,8 @@ def route_sweep(rng: random.Random) -> list[WebRequest]:
                     )
                 elif method == "POST":
                     versioned = {"version": "<version>"} if template in VERSIONED else {}
-                    out.append(WebRequest(method, path, values | versioned | {"csrf": "<csrf>"}, {}))
+                    asked = f"{path}?{POST_QUERY[template]}" if template in POST_QUERY else path
+                    out.append(WebRequest(method, asked, values | versioned | {"csrf": "<csrf>"}, {}))
                 else:
                     out.append(WebRequest(method, f"{path}?{urlencode(values)}", None, {}))
     return out
@@ -1004,12 +1020,15 @@ def route_folder(folder: Path) -> None:
     folder.mkdir(parents=True, exist_ok=True)
     shutil.copy(EXAMPLES / "city-example.yaml", folder / "city-example.yaml")  # as the example game names it
     shutil.copy(EXAMPLES / "city-example.yaml", folder / "ville.edition.yaml")
-    shutil.copy(EXAMPLES / "city-game.yaml", folder / "ville.game.yaml")
+    game = (EXAMPLES / "city-game.yaml").read_text(encoding="utf-8")  # its edition: the folder's own, as a phone's
+    (folder / "ville.game.yaml").write_text(game.replace("edition: city-example.yaml", "edition: ville.edition.yaml"))
     shutil.copy(CLASSIC_GAME, folder / "classique.game.yaml")
 
 
 def referrer(path: str) -> str:
     """The page a form posted to ``path`` comes from, whose version it carries."""
+    if path.startswith("/games/") and path.split("?")[0].endswith("/card"):
+        return path  # the card the bank asks for: the same address, its question included
     path = path.split("?")[0]
     if path.startswith("/editions/") and path.count("/") >= 3:
         return "/".join(path.split("/")[:3]) + "/card"

@@ -47,6 +47,7 @@ PHONE_TESTS = [
     "tests/test_web_editions_browser.py::test_phone_sized_screenshots_of_the_editions_pages",
     "tests/test_web_game_browser.py::test_a_city_evening_in_the_browser_agrees_with_the_command_line",
     "tests/test_web_bank_browser.py::test_phone_sized_screenshots_of_the_bank",
+    "tests/test_web_cards_browser.py::test_phone_sized_screenshots_of_the_card_screens",
 ]
 SCALE = 3
 # A white SSD1306 on its black glass.

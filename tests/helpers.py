@@ -724,7 +724,7 @@ def create(page, base: str, name: str, edition: str, players: str) -> None:
     """A new game from the Games page."""
     page.goto(f"{base}/games")
     page.fill("#new-name", name)
-    page.select_option("#new-edition", edition)
+    page.check(f"#new-edition input[value='{edition}']")  # the board, by its radio
     page.fill("#new-players", players)
     page.click("#create")
     page.wait_for_url(f"**/games/{name}")
@@ -788,3 +788,55 @@ def without_revision(text: str | bytes) -> str:
     if isinstance(text, bytes):
         text = text.decode("utf-8")
     return re.sub(r"(?m)^revision: \d+\n", "", text)
+
+
+# --- what a page asks of a thumb and of a screen reader (issue 27 item 6) ----------------------------------
+
+#: The smallest target a thumb hits at a table (CSS px, both dimensions): WCAG 2.5.5's 44.
+THUMB = 44
+#: What a person taps: a checkbox or a radio wrapped in its label is tapped through the label (measured there).
+CONTROLS = "a[href], button, input:not([type=hidden]), select, textarea, summary, [role=button]"
+_TARGETS = """(selector) => {
+  const seen = [];
+  for (const element of document.querySelectorAll(selector)) {
+    let target = element;
+    const label = element.closest("label");
+    if (element.matches("input[type=checkbox], input[type=radio]") && label) target = label;
+    if (!target.getClientRects().length || getComputedStyle(target).visibility === "hidden") continue;
+    if (target !== element && seen.some((s) => s.el === target)) continue;
+    const box = target.getBoundingClientRect();
+    if (box.width === 0 && box.height === 0) continue;  // visually hidden (a radio under its label)
+    const words = (target.textContent || target.value || "").trim().replace(/\\s+/g, " ").slice(0, 30);
+    const name = (target.id ? "#" + target.id : target.tagName.toLowerCase()) + " " + words;
+    const round = (n) => Math.round(n * 10) / 10;
+    seen.push({ el: target, name: name, width: round(box.width), height: round(box.height) });
+  }
+  return seen.map((s) => [s.name, s.width, s.height]);
+}"""
+
+
+def small_targets(page: Any) -> list[tuple[str, float, float]]:
+    """Every control the page shows that is under :data:`THUMB` CSS px wide or high: (which, width, height)."""
+    return [tuple(t) for t in page.evaluate(_TARGETS, CONTROLS) if t[1] < THUMB or t[2] < THUMB]
+
+
+def axe_violations(page: Any) -> list[str]:
+    """axe-core's violations of every impact on the page as it is shown, one line each (rule, impact, where):
+    axe-core from the ``axe-playwright-python`` package (its bundled axe.min.js: nothing is fetched)."""
+    from axe_playwright_python.sync_playwright import Axe
+
+    results = Axe().run(page, options={"resultTypes": ["violations"]}).response
+    return [
+        f"{v['id']} ({v['impact']}): {node['target']} {node.get('failureSummary', '')[:160]!r}"
+        for v in results["violations"]
+        for node in v["nodes"]
+    ]
+
+
+def assert_accessible(page: Any, what: str = "") -> None:
+    """0 axe-core violations and every control at least :data:`THUMB` CSS px both ways (issue 27 item 6)."""
+    where = what or page.url
+    violations = axe_violations(page)
+    assert not violations, f"{where}: axe-core: " + "\n".join(violations)
+    small = small_targets(page)
+    assert not small, f"{where}: controls under {THUMB} CSS px: {small}"

@@ -6,7 +6,7 @@ at 5 s; the screen is kept on (Screen Wake Lock) behind a remembered switch; the
 fit a 360x640 screen; the pages have an icon and a manifest. Skipped with one line without Chromium.
 
 ``python tests/test_web_live.py icons`` draws the PNG icons from ``unit/web/static/icon.svg`` with the
-same Chromium.
+same Chromium; ``python tests/test_web_live.py videos`` records the screen-on switch's videos.
 """
 
 from __future__ import annotations
@@ -171,32 +171,63 @@ def test_the_screen_is_kept_on_while_visible_behind_a_remembered_switch(chromium
         context.close()
 
 
-def test_without_a_wake_lock_the_switch_says_why(chromium):
-    context = chromium.new_context(viewport=SIZES["360x640"], locale="fr")
+def test_without_a_wake_lock_the_switch_plays_a_muted_looping_video(chromium):
+    """At the box's plain http address the browser has no Screen Wake Lock: the switch's tap starts a muted,
+    inline, looping video served by the box (a phone keeps its screen on while one plays), and a switch left on
+    starts it at the page's first tap; the page never asks for what a person cannot do (« open it in https »)."""
+    context = chromium.new_context(viewport=SIZES["360x640"], locale="fr", has_touch=True, is_mobile=True)
     context.add_init_script("delete Navigator.prototype.wakeLock;")  # as on an http:// address
     try:
         with serving(None) as base:
             page = context.new_page()
+            served = []
+            page.on("response", lambda r: served.append(r.url) if "nosleep" in r.url else None)
             page.goto(base + "/")
-            page.wait_for_selector("body[data-wake='unavailable']", state="attached")
-            assert page.is_disabled("#wake") and page.is_visible("#wake-note")
-            assert "https" in page.text_content("#wake-note")
+            page.wait_for_selector("body[data-wake='tap']", state="attached")  # left on: waits for a tap
+            assert page.is_enabled("#wake") and page.is_checked("#wake") and not page.is_visible("#wake-note")
+            page.uncheck("#wake")
+            page.wait_for_selector("body[data-wake='off']", state="attached")
+            page.check("#wake")  # the switch's tap
+            page.wait_for_selector("body[data-wake='video']", state="attached")
+            video = page.evaluate(
+                "({paused: mcVideo.paused, muted: mcVideo.muted, loop: mcVideo.loop, inline: mcVideo.playsInline,"
+                " src: mcVideo.currentSrc})"
+            )
+            assert video == {"paused": False, "muted": True, "loop": True, "inline": True, "src": video["src"]}
+            assert video["src"].startswith(base + "/static/nosleep.") and all(u.startswith(base) for u in served)
+            page.uncheck("#wake")
+            page.wait_for_selector("body[data-wake='off']", state="attached")
+            assert page.evaluate("mcVideo.paused")
+            # Left on: the next page starts it at its first tap, anywhere.
+            page.check("#wake")
+            page.goto(base + "/remote")
+            page.wait_for_selector("body[data-wake='tap']", state="attached")
+            page.tap("#screen")
+            page.wait_for_selector("body[data-wake='video']", state="attached")
+            text = page.text_content("#wake-note")
+            assert "https" not in text and "veille" in text  # what a person can do, if the phone refuses
     finally:
         context.close()
 
 
-def test_the_manifest_makes_the_pages_an_app_on_the_home_screen(chromium):
-    context = new_phone(chromium, "390x844")
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_the_manifest_speaks_the_pages_language_and_promises_no_full_screen_app(chromium, lang):
+    """The page links the manifest of its own language; over the box's plain http address Chromium makes no app of
+    it (``not-from-secure-origin``), so it asks for none: the home screen's icon opens the page in the browser."""
+    context = new_phone(chromium, "390x844", lang)
     try:
-        with serving(None) as base:
+        with serving(None, lang) as base:
             page = context.new_page()
             page.goto(base + "/")
             href = page.get_attribute("link[rel='manifest']", "href")
+            assert href == f"/manifest.{lang}.webmanifest"
             response = page.request.get(base + href)
             assert response.ok and response.headers["content-type"].startswith("application/manifest+json")
             manifest = json.loads(response.text())
-            assert manifest["display"] == "standalone" and manifest["start_url"] == "/"
+            assert manifest["display"] == "browser" and manifest["start_url"] == "/" and manifest["lang"] == lang
             assert manifest["name"] == "Monopoly City" and manifest["theme_color"].startswith("#")
+            said = manifest["description"]
+            assert ("téléphone" in said) == (lang == "fr") and ("phone" in said)
             for icon in manifest["icons"]:
                 got = page.request.get(base + icon["src"])
                 assert got.ok and got.headers["content-type"] == icon["type"], icon
@@ -205,11 +236,12 @@ def test_the_manifest_makes_the_pages_an_app_on_the_home_screen(chromium):
                     side = int.from_bytes(data[16:20], "big")
                     assert data[:8] == b"\x89PNG\r\n\x1a\n" and icon["sizes"] == f"{side}x{side}"
             assert {"192x192", "512x512"} <= {icon["sizes"] for icon in manifest["icons"]}
-            # Chromium's own reading of it: no error, and installable as a standalone app.
+            # Chromium's own reading of it: no error.
             cdp = context.new_cdp_session(page)
             read = cdp.send("Page.getAppManifest")
-            assert read["errors"] == [] and json.loads(read["data"])["display"] == "standalone"
+            assert read["errors"] == [] and json.loads(read["data"])["lang"] == lang
             assert page.request.get(base + page.get_attribute("link[rel='apple-touch-icon']", "href")).ok
+            assert page.request.get(base + "/manifest.xx.webmanifest").status == 404
     finally:
         context.close()
 
@@ -232,11 +264,52 @@ def draw_icons(chromium) -> list[Path]:
     return made
 
 
+#: The screen-on switch's video where a browser has no Screen Wake Lock (an http:// address): a muted, inline,
+#: looping video keeps a phone's screen on while it plays (NoSleep's technique). Two formats: WebM for Chromium
+#: and Firefox, MP4 (H.264) for Safari on iPhone; each is a black 2-second, 64x64 picture (a few KB).
+VIDEOS = {"nosleep.webm": "video/webm;codecs=vp8", "nosleep.mp4": "video/mp4;codecs=avc1"}
+RECORD = """async (type) => {
+  const canvas = document.createElement("canvas");
+  canvas.width = 64; canvas.height = 64;
+  const pen = canvas.getContext("2d");
+  const stream = canvas.captureStream(10);
+  const recorder = new MediaRecorder(stream, { mimeType: type, videoBitsPerSecond: 20000 });
+  const parts = [];
+  recorder.ondataavailable = (event) => parts.push(event.data);
+  const stopped = new Promise((done) => { recorder.onstop = done; });
+  recorder.start();
+  for (let frame = 0; frame < 20; frame++) {
+    pen.fillStyle = frame % 2 ? "#000" : "#010101";  // a change each frame, so that every frame is recorded
+    pen.fillRect(0, 0, 64, 64);
+    await new Promise((next) => setTimeout(next, 100));
+  }
+  recorder.stop();
+  await stopped;
+  return Array.from(new Uint8Array(await new Blob(parts).arrayBuffer()));
+}"""
+
+
+def draw_videos(chromium) -> list[Path]:
+    """The screen-on switch's videos (:data:`VIDEOS`), recorded by Chromium from a canvas (no outside tool)."""
+    made = []
+    page = chromium.new_page()
+    page.goto("about:blank")
+    for name, kind in VIDEOS.items():
+        (STATIC / name).write_bytes(bytes(page.evaluate(RECORD, kind)))
+        made.append(STATIC / name)
+    page.close()
+    return made
+
+
 if __name__ == "__main__":
     if sys.argv[1:] == ["icons"]:
         with browser() as launched:
             for path in draw_icons(launched):
                 print(path)
+    elif sys.argv[1:] == ["videos"]:
+        with browser() as launched:
+            for path in draw_videos(launched):
+                print(path, path.stat().st_size, "bytes")
 
 
 # --- French throughout, whole amounts, names not files (issue 22, section 2) -------------------------
@@ -259,7 +332,7 @@ def french_evening(page, base: str, data: Path) -> list[str]:
     ):
         page.goto(base + "/games")
         page.fill("#new-name", title)
-        page.select_option("#new-edition", edition)
+        page.check(f"#new-edition input[value='{edition}']")
         page.fill("#new-players", players)
         page.click("#create")
         page.wait_for_selector("h1")

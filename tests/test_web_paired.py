@@ -145,6 +145,7 @@ WRITES = [
     ("/games/soiree/bank", {"action": "undo", "count": "1"}),
     ("/games/soiree/bank", {"action": "drop", "player": "1", "confirm": "1"}),
     ("/games/soiree/bank", {"action": "out", "player": "1", "creditor": "bank", "confirm": "1"}),
+    ("/games/soiree/card?for=rent&district=Les+Halles", {"price": "1M"}),  # a card the bank asks for
     ("/editions/new", {"title": "Ville Voisine"}),
     ("/editions/ma-ville/card", {"name": "Rue Neuve", "group": "bleu", "price": "1M"}),
     ("/editions/ma-ville/values", {"name": "Ma Ville", "starting_cash": "30M"}),

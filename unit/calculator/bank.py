@@ -724,13 +724,24 @@ def _afford(game: Game, kind: Rules, player: Player, amount: int, rent: bool = F
     def priced(name: str, value: int) -> Text:
         return Text("bank.priced", s=name, a=kind.amount(value))
 
+    def worth(value: Callable[[str], int], square: str) -> int | None:
+        """What a holding would bring; None when its card is not copied yet (a City edition entered as the game goes:
+        the short player is told what can be done with the cards the table has, never asked for another's)."""
+        try:
+            return value(square)
+        except UserError:
+            return None
+
     options: list[Text] = []
     if "sell" not in kind.lacks:
-        built = [(h.name, kind.sell(game, h.name, None).amount) for h in player.holdings]
+        built = [(h.name, worth(lambda s: kind.sell(game, s, None).amount, h.name)) for h in player.holdings]
         sell = [priced(name, value) for name, value in built if value]
         if sell:
             options.append(Text("bank.can_sell", s=Joined(sell)))
-    can = [priced(h.name, kind.mortgage(game, h.name).value) for h in player.holdings if not h.mortgaged]
+    values = [
+        (h.name, worth(lambda s: kind.mortgage(game, s).value, h.name)) for h in player.holdings if not h.mortgaged
+    ]
+    can = [priced(name, value) for name, value in values if value is not None]
     if can:
         options.append(Text("bank.can_mortgage", s=Joined(can)))
     if rent and player.exemption_card:

@@ -3,7 +3,8 @@
 :func:`create_app` builds the application's state (:class:`unit.web.common.Web`, on ``app.state.web``),
 the one route table of every page, the one handler of refusals, the body limit and the hub's lifespan.
 The endpoints are plain functions of a request, at module level, in :mod:`unit.web.live` (the unit's
-pages: ``/``, ``/remote``, ``/settings``, ``/share``, ``/events``...), :mod:`unit.web.game` (``/games``)
+pages: ``/``, ``/remote``, ``/settings``, ``/share``, ``/events``...), :mod:`unit.web.game` (``/games``),
+:mod:`unit.web.cards` (``/games/NAME/card``)
 and :mod:`unit.web.editions` (``/editions``); what they share is in :mod:`unit.web.common`.
 """
 
@@ -19,7 +20,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from unit.web import bank, bank_page, editions, game, live, unpaired
+from unit.web import bank, bank_page, cards, editions, game, live, unpaired
 from unit.web.common import HERE, Web, not_saved, paired_endpoint, paired_form_endpoint, refused
 from unit.web.security import BodyLimit
 from unit.web.store import NotSaved
@@ -38,6 +39,7 @@ def routes() -> list[BaseRoute]:
         Route("/settings", live.settings_post, methods=POST),
         Route("/share", live.share),
         Route("/qr.svg", live.qr),
+        Route("/manifest.{lang}.webmanifest", live.manifest),
         Route("/events", live.events),
         Route("/press", live.press, methods=POST),
         Route("/pair/request", live.pair_request, methods=POST),
@@ -55,6 +57,9 @@ def routes() -> list[BaseRoute]:
         # The table's bank: every payment in one tap, the history with undo, the box's auction sale.
         Route("/games/{name}/bank", paired_form_endpoint(bank.act, unpaired.game_form), methods=POST),
         Route("/games/{name}/sale", bank.sale_fragment, methods=GET),
+        # A City card asked the first time the bank needs it (issue 27 item 4): the form, then the bank's tap.
+        Route("/games/{name}/card", cards.card_page, methods=GET),
+        Route("/games/{name}/card", paired_form_endpoint(cards.save, unpaired.game_card), methods=POST),
         # The calculator: the editions.
         Route("/editions", editions.index, methods=GET),
         Route("/editions/new", paired_form_endpoint(editions.new, unpaired.new_edition), methods=POST),

@@ -41,7 +41,7 @@ from unit.calculator.actions import Action
 from unit.calculator.history import COUNTS, Entry
 from unit.calculator.rulebook import Rules
 from unit.errors import Text, UserError, said
-from unit.web import bank_page, game
+from unit.web import bank_page, cards, game
 from unit.web.common import Form, language_of, page, see_other, web_of, whole, words_of
 from unit.web.store import make_room
 
@@ -77,6 +77,7 @@ class TapRefused(HTTPException):
         self.status = status
         self.loaded: game.Loaded | None = None
         self.form: Form = {}
+        self.error: UserError | None = None  # the calculator's refusal it says, when it says one
 
 
 def refusal_page(request: Request, exc: Exception) -> Response:
@@ -261,7 +262,9 @@ def write(
     except (gamefile.Changed, gamefile.Busy):
         raise TapRefused(w("web.bank.changed"), "", 409) from None
     except UserError as error:  # the rule's sentence, a name the edition lacks, the disk, the quota
-        raise TapRefused(said(error.message, bank_page.page_words(w)), field, gamefile.status(error)) from None
+        refusal = TapRefused(said(error.message, bank_page.page_words(w)), field, gamefile.status(error))
+        refusal.error = error
+        raise refusal from None
     web.games.keep(loaded.name, done.file.version, lang, done.file.game, done.file.edition_ref, written=True)
     return done
 
@@ -319,7 +322,13 @@ def _act(request: Request, loaded: game.Loaded, form: Form) -> Response:
         query = {"undone": str(len(undone.entries))}
     else:
         action, field = action_of(loaded.game, form, lang)
-        done = write(request, loaded, applying(action), field, not isinstance(action, actions.RecordHandChange))
+        try:
+            done = write(request, loaded, applying(action), field, not isinstance(action, actions.RecordHandChange))
+        except TapRefused as refusal:  # a City card's value the edition lacks: the card form asks for it
+            asked = None if refusal.error is None else cards.ask(request, name, loaded.game, form, refusal.error)
+            if asked is not None:
+                return asked
+            raise
         query = {"done": str(len(done.file.game.history))}
     if what == "auction":
         settle(request, form)

@@ -139,7 +139,7 @@ def player_taps(game: positions.Game, player: positions.Player, lang: str) -> li
     salary = _quiet(lambda: kind_rules.salary(game, player).amount)
     taps = [Tap("salary", w("web.bank.salary"), "+ " + fmt(salary) if salary is not None else "")]
     tax = _quiet(lambda: kind_rules.industry_tax(game, player).amount)  # City's: classic has none (it refuses)
-    if tax:
+    if tax or (tax is None and game.kind == "city"):  # None in City: its amount not copied yet (the tap asks it)
         taps.append(Tap("tax", w("web.bank.industry_tax"), fmt(tax)))
     for place in kind_rules.places(game):  # classic's tax squares
         if place.kind == "tax":

@@ -35,14 +35,16 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from unit import i18n
-from unit.calculator import classic, commands, gamefile, names, rules
+from unit.calculator import classic, commands, gamefile, money, names, needs, rules
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS
+from unit.calculator.edition_file import empty, render
 from unit.calculator.rulebook import RentReport
 from unit.errors import MonopolyCityError, Text, UserError, said
 from unit.fields import name_key
-from unit.web import bank_page
+from unit.web import bank_page, card_links
+from unit.web import editions as edition_pages
 from unit.web.common import (
     SECURITY_HEADERS,
     Form,
@@ -56,7 +58,7 @@ from unit.web.common import (
     web_of,
     words_of,
 )
-from unit.web.store import make_room
+from unit.web.store import Changed, make_room
 
 VARIANTS = classic.VARIANTS
 COUNTS = ("residential", "industrial", "houses")  # a holding's fields that are whole numbers
@@ -161,24 +163,72 @@ def games_page(request: Request) -> Response:
 def games_list(request: Request, error: str = "", status: int = 200, form: Form | None = None) -> Response:
     web = web_of(request)
     store = web.store
-    shipped = list(editions.SHIPPED)
-    mine = [f"{n}.edition.yaml" for n in store.names("edition")]
     games = store.names("game")
+    lang = language_of(request)
+    choices = board_choices(web, lang)
+    chosen = (form or {}).get("edition") or choices[0]["value"]
     return page(
         request,
         "games",
         status,
         games=games,
         game_titles={name: web.titles.title(store, name) for name in games},
-        editions=[(ref, edition_title(web, ref, language_of(request))) for ref in shipped + mine],
+        choices=choices,
+        chosen=chosen,
         error=error,
         form=form or {},
     )
 
 
+#: « Nouvelle partie »'s choice of a new, empty Monopoly City edition, made with the game (never a file's name).
+NEW_CITY = "new:city"
+
+
+def board_choices(web: Web, language: str) -> list[dict[str, str]]:
+    """« Nouvelle partie »'s boards, each with a line saying what it is: the table's City editions (the most
+    complete first; the first is chosen), a new empty one, the built-in boards, the table's classic ones. The
+    box is Monopoly City's: a City board comes first."""
+    w = i18n.words(language)
+    cities: list[tuple[int, dict[str, str]]] = []
+    classics: list[dict[str, str]] = []
+    for ref in [*editions.SHIPPED, *(f"{n}.edition.yaml" for n in web.store.names("edition"))]:
+        try:
+            found = web.editions.load(ref, web.store.root, "edition", language)
+        except UserError:
+            continue  # a file that does not read: the Editions page says why
+        if isinstance(found, editions.CityEdition):
+            done = edition_pages.progress(found)
+            total = edition_pages.CITY_DISTRICTS
+            hint = (
+                w("web.cards.choice_city_complete", total=total)
+                if done >= total
+                else w("web.cards.choice_city_hint", progress=edition_pages.progress_text(done, language))
+            )
+            cities.append((done, {"value": ref, "title": found.name, "hint": hint}))
+        else:
+            ready = found.complete
+            hint = w("web.cards.choice_classic" if ready else "web.cards.choice_rules_only")
+            classics.append({"value": ref, "title": found.name, "hint": hint})
+    town = new_city_title(web, language, None)
+    new_hint = "web.cards.choice_new_city_hint" if town else "web.cards.choice_new_city_hint_named"
+    cash = money.city(editions.CityEdition.starting_cash, language).replace(" ", "\u00a0")  # « M 37,7M » whole
+    new = {"value": NEW_CITY, "title": w("web.cards.choice_new_city"), "hint": w(new_hint, e=town, cash=cash)}
+    return [*(choice for _done, choice in sorted(cities, key=lambda c: -c[0])), new, *classics]
+
+
+def new_city_title(web: Web, language: str, game_title: str | None) -> str:
+    """The name of a City edition made with a game: « Ma ville », or the game's own name when an edition of the
+    table is already called so (empty when there is none to give yet)."""
+    town = i18n.words(language)("web.cards.my_town")
+    titles = {name_key(edition_title(web, f"{n}.edition.yaml", language)) for n in web.store.names("edition")}
+    return town if name_key(town) not in titles else game_title or ""
+
+
 def create(request: Request, form: Form) -> Response:
-    """A new game: an edition, the players, each with the edition's starting cash."""
-    store = web_of(request).store
+    """A new game: an edition, the players, each with the edition's starting cash. ``edition`` :data:`NEW_CITY`:
+    a new, empty Monopoly City edition too (« Ma ville »), whose cards the bank asks for as the game goes."""
+    web = web_of(request)
+    store = web.store
     lang, w = language_of(request), words_of(request)
     name = form.get("name", "").strip()
     title = form.get("title", "").strip() or None  # the name the person typed: the game's title
@@ -187,27 +237,41 @@ def create(request: Request, form: Form) -> Response:
     edition = form.get("edition", "")
     typed = [n.strip() for n in form.get("players", "").split(",") if n.strip()]
     shipped = list(editions.SHIPPED)
-    if edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
+    new_city = edition == NEW_CITY
+    if not new_city and edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
         return games_list(request, w("web.calc.no_edition"), 400, form)
     if len(typed) > MAX_PLAYERS or not all(player_name_fits(n) for n in typed):
         return games_list(request, w("web.calc.player_name", n=PLAYER_NAME_CHARS), 400, form)
     try:
         store.path("game", name)
-        found = editions.load(edition, relative_to=store.root, where="edition", language=lang)
+        if new_city and store.version("game", name) is not None:
+            raise Changed(name)  # said before an edition is made for it
+        town = new_city_title(web, lang, title or name) if new_city else ""
+        found = (
+            empty(town) if new_city else editions.load(edition, relative_to=store.root, where="edition", language=lang)
+        )
         kind_rules = rules.of(found)
         cash = kind_rules.starting_cash(found)
         owned = kind_rules.holdings_key
         data = {"edition": edition, "players": [{"name": n, "cash": cash or 0, owned: []} for n in typed]}
         game = positions.parse(
-            data | ({} if title is None else {"title": title}), f"{name}.game.yaml", store.root, lang
+            data | ({} if title is None else {"title": title}),
+            f"{name}.game.yaml",
+            store.root,
+            lang,
+            load_edition=(lambda *_a, **_k: found) if new_city else editions.load,
         )
+        if isinstance(found, editions.CityEdition) and new_city:  # the game reads: its edition, then the game
+            edition_name = slug_of(town, {*store.names("edition"), *shipped}) or "city"
+            store.write("edition", edition_name, render(found), None)
+            edition = f"{edition_name}.edition.yaml"
         path = store.path("game", name)
 
         def room(size: int) -> None:
             make_room(store.root, path, size, store.quota)
 
         gamefile.create(path, game, edition, language=lang, reader=store.game_bytes, source=path.name, room=room)
-    except gamefile.Changed:
+    except (gamefile.Changed, Changed):
         return games_list(request, w("web.calc.exists", name=title or name), 409, form)
     except UserError as error:
         return games_list(request, said(error.message, w), 400, form)
@@ -497,7 +561,12 @@ def rent_page(request: Request) -> Response:
     """Pick a square (search any part of its name), see who pays what and why."""
     loaded = load(request, request.path_params["name"])
     params = request.query_params
-    return show_rent(request, loaded, params.get("square", ""), params.get("dice", ""), query=params.get("q", ""))
+    chosen = params.get("square", "")
+    held = loaded.game.holding(chosen) is not None
+    if held and needs.missing(loaded.game, "rent", chosen):
+        back = f"/games/{loaded.name}/rent?{urlencode({'square': chosen})}"  # its rents first: asked once
+        return see_other(card_links.card_url(loaded.name, "rent", chosen, back=back))
+    return show_rent(request, loaded, chosen, params.get("dice", ""), query=params.get("q", ""))
 
 
 def show_rent(
@@ -556,6 +625,10 @@ def fortunes_page(request: Request) -> Response:
     lang = language_of(request)
     game = loaded.game
     variant = variant_of(game, request.query_params.get("variant"))
+    lacking = needs.missing(game, "fortune")
+    if lacking:  # a district held whose rents were never needed: asked now, one card at a time
+        back = f"/games/{loaded.name}/fortunes"
+        return see_other(card_links.card_url(loaded.name, "fortune", lacking[0].district, back=back))
     try:
         report = commands.fortune_report(game, variant)
     except UserError as error:  # a City card not copied yet: the line says which

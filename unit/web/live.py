@@ -85,6 +85,39 @@ async def qr(request: Request) -> Response:
     return Response(buffer.getvalue(), media_type="image/svg+xml", headers=SECURITY_HEADERS)
 
 
+#: The web app manifest's fields that are not words; ``display: browser``: over the box's plain http address, the
+#: home screen's icon opens the page in the browser (a full-screen app needs https, which the box does not have).
+MANIFEST = {
+    "start_url": "/",
+    "scope": "/",
+    "display": "browser",
+    "orientation": "any",
+    "background_color": "#111111",
+    "theme_color": "#111111",
+    "icons": [
+        {"src": "/static/icon.svg", "sizes": "any", "type": "image/svg+xml"},
+        {"src": "/static/icon-192.png", "sizes": "192x192", "type": "image/png"},
+        {"src": "/static/icon-512.png", "sizes": "512x512", "type": "image/png"},
+    ],
+}
+
+
+async def manifest(request: Request) -> Response:
+    """The web app manifest in the language the path names (``/manifest.en.webmanifest``): the pages link the one
+    of their own language."""
+    code = request.path_params["lang"]
+    if code not in i18n.languages():
+        raise Refused(404, Text("web.refused.not_found"))
+    words = i18n.words(code)
+    body = {"id": "/", "lang": code, "name": words("web.title"), "short_name": words("web.title")}
+    body |= {"description": words("web.manifest_description")} | MANIFEST
+    return Response(
+        json.dumps(body, ensure_ascii=False, indent=1),
+        media_type="application/manifest+json",
+        headers=SECURITY_HEADERS | {"Cache-Control": "max-age=3600"},
+    )
+
+
 async def events(request: Request) -> Response:
     """The live stream: every record the unit sends, in the page's language; a heartbeat when it is quiet."""
     hub = web_of(request).hub

@@ -11,7 +11,7 @@ from __future__ import annotations
 from starlette.requests import Request
 from starlette.responses import Response
 
-from unit.web import editions, game
+from unit.web import cards, editions, game
 from unit.web.common import Form, language_of, whole
 
 FORBIDDEN = 403
@@ -24,6 +24,16 @@ def game_form(request: Request, form: Form, line: str) -> Response:
     if form.get("back") == "rent":
         return game.show_rent(request, loaded, form.get("square", ""), form.get("dice", ""), line, FORBIDDEN)
     return game.show_game(request, loaded, form.get("variant"), game.FieldError(line), FORBIDDEN)
+
+
+def game_card(request: Request, form: Form, line: str) -> Response:
+    """A City card the bank asked for (unit/web/cards.py): the card as typed, the line above it (JSON for the
+    page's script, which checks and saves as it is typed)."""
+    if editions.wants_json(request):
+        return editions.answer({"ok": False, "errors": {"_": line}}, FORBIDDEN)
+    table = cards.table_of(request)
+    ask = cards.ask_of(request, table.loaded.name)
+    return cards.refused_form(request, table, ask, form, {"_": line}, FORBIDDEN)
 
 
 def new_game(request: Request, form: Form, line: str) -> Response:

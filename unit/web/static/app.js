@@ -132,9 +132,15 @@
     if (bar) timer.follow({ name: "countdown", seconds_left: +bar.dataset.left, total: +bar.dataset.total });
   })();
 
-  // --- keep the screen on while the page is visible (Screen Wake Lock), with a switch -----------
+  // --- keep the screen on while the page is visible, with a switch -----------------------------
+  // The Screen Wake Lock API where the browser offers it (https, or the machine itself); elsewhere (the box's
+  // plain http address) a muted, inline, looping video, as the NoSleep library does: a phone keeps its screen
+  // on while a video plays. A video may start only from a tap: the switch's, or the first tap on the page when
+  // the switch was left on.
   const wakeBox = $("wake");
   let wakeLock = null;
+  let video = null;
+  const native = "wakeLock" in navigator;
   async function keepAwake() {
     if (!wakeBox || !wakeBox.checked || document.visibilityState !== "visible" || wakeLock) return;
     try {
@@ -146,24 +152,64 @@
       });
     } catch (error) {
       body.dataset.wake = "refused"; // the battery saver, or a browser that says no
+      $("wake-note").hidden = false;
     }
   }
+  function playVideo() {
+    if (!wakeBox.checked) return;
+    if (!video) {
+      video = document.createElement("video");
+      for (const flag of ["muted", "loop", "playsinline"]) video.setAttribute(flag, "");
+      video.muted = true;
+      video.loop = true;
+      video.playsInline = true;
+      for (const [src, type] of [["/static/nosleep.webm", "video/webm"], ["/static/nosleep.mp4", "video/mp4"]]) {
+        const source = document.createElement("source");
+        source.src = src;
+        source.type = type;
+        video.append(source);
+      }
+      // A recorded video may not say its length: back to the start before its end, as NoSleep does.
+      video.addEventListener("timeupdate", () => { if (video.currentTime > 1) video.currentTime = 0; });
+      window.mcVideo = video; // for the browser tests
+    }
+    video.play().then(
+      () => {
+        if (!wakeBox.checked) { video.pause(); return; } // switched off while it started
+        body.dataset.wake = "video";
+        $("wake-note").hidden = true;
+      },
+      () => {
+        if (!wakeBox.checked) return; // paused by the switch before it started
+        body.dataset.wake = "refused";
+        $("wake-note").hidden = false;
+      },
+    );
+  }
   if (wakeBox) {
-    if (!("wakeLock" in navigator)) {
-      wakeBox.checked = false;
-      wakeBox.disabled = true;
-      $("wake-note").hidden = false; // an address without https: the browser offers no wake lock
-      body.dataset.wake = "unavailable";
-    } else {
-      wakeBox.checked = localStorage.getItem("mc-wake") !== "0";
-      wakeBox.addEventListener("change", () => {
-        localStorage.setItem("mc-wake", wakeBox.checked ? "1" : "0");
-        if (wakeBox.checked) keepAwake();
-        else if (wakeLock) wakeLock.release();
-      });
+    wakeBox.checked = localStorage.getItem("mc-wake") !== "0";
+    wakeBox.addEventListener("change", () => {
+      localStorage.setItem("mc-wake", wakeBox.checked ? "1" : "0");
+      if (!wakeBox.checked) {
+        $("wake-note").hidden = true;
+        if (wakeLock) wakeLock.release();
+        if (video) video.pause();
+        if (!native) body.dataset.wake = "off";
+      } else if (native) keepAwake();
+      else playVideo(); // the tap itself starts it
+    });
+    if (native) {
       // The browser lets the lock go when the page is hidden: ask again when it is back.
       document.addEventListener("visibilitychange", keepAwake);
       keepAwake();
+    } else {
+      body.dataset.wake = wakeBox.checked ? "tap" : "off";
+      const first = () => { if (!video && wakeBox.checked) playVideo(); };
+      document.addEventListener("pointerdown", first, { once: true, capture: true });
+      document.addEventListener("keydown", first, { once: true, capture: true });
+      document.addEventListener("visibilitychange", () => {
+        if (video && wakeBox.checked && document.visibilityState === "visible") playVideo();
+      });
     }
   }
 

@@ -52,6 +52,7 @@
     function saved(answer) {
       // The card is in the file: later saves replace it (its place, the file's version).
       if (field("n") && answer.n !== null && answer.n !== undefined) field("n").value = String(answer.n);
+      if (field("card") && answer.card) field("card").value = answer.card; // the game's card form: by its name
       if (field("version") && answer.version) field("version").value = answer.version;
       const bar = document.querySelector("#progress progress");
       if (bar && answer.done !== undefined) bar.value = answer.done;
@@ -59,6 +60,12 @@
       if (text && answer.progress) text.textContent = answer.progress;
       const status = $("autosaved");
       if (status) status.hidden = false;
+    }
+
+    function kept(answer) {
+      // Refused because the file changed on another phone: the game's card form keeps what was typed and
+      // gets the file's version, so that the next tap saves it over that change (the answer says so).
+      if (!answer.ok && answer.version && field("version")) field("version").value = answer.version;
     }
 
     function send(mode) {
@@ -72,6 +79,7 @@
         try {
           const answer = await send(auto ? "auto" : "check");
           show(answer.errors || {}, false);
+          kept(answer);
           if (auto && answer.ok && answer.version) saved(answer);
           form.dataset.answered = String(++answered); // for the browser tests
         } catch (e) {
@@ -87,10 +95,25 @@
     const nameKey = (text) =>
       text.normalize("NFKD").replace(/\p{M}/gu, "").toLowerCase().replace(/[-'’.]/g, " ").trim().split(/\s+/).join(" ");
 
+    // The game's card form: the values a colour group's cards share (its block costs, its skyscraper price)
+    // follow the group chosen, until typed; typing a new group's name chooses « a new group ».
+    const defaults = form.dataset.groupDefaults ? JSON.parse(form.dataset.groupDefaults) : null;
+    const SHARED = ["residential_cost", "industrial_cost", "skyscraper_cost"];
+    function followGroup() {
+      const radio = form.querySelector("input[name='group']:checked");
+      const typed = field("new_group") ? field("new_group").value : "";
+      const shared = defaults[nameKey(radio && radio.value ? radio.value : typed)] || {};
+      for (const key of SHARED) {
+        if (field(key) && !touched.has(key)) field(key).value = shared[key] || "";
+      }
+    }
+
     form.addEventListener("input", (event) => {
+      if (event.target.dataset && event.target.dataset.checks) $(event.target.dataset.checks).checked = true;
+      if (defaults && ["group", "new_group"].includes(event.target.name)) followGroup();
       if (event.target.name) touched.add(event.target.name);
       if (event.target.name === "skyscraper_cost") skyTyped = true;
-      if (event.target.name === "group" && !skyTyped && field("skyscraper_cost")) {
+      if (!defaults && event.target.name === "group" && !skyTyped && field("skyscraper_cost")) {
         field("skyscraper_cost").value = prices[nameKey(event.target.value)] || "";
       }
       if (["group", "skyscraper_cost"].includes(event.target.name) && field("carried_from")) field("carried_from").value = "";
@@ -110,6 +133,7 @@
             return;
           }
           show(answer.errors || {}, true);
+          kept(answer);
         } catch (e) {
           show({ _: form.dataset.offline }, true);
         }
