@@ -42,6 +42,13 @@ every 50 ms, and prints the phone's figures in each phase (:func:`web_attacks`):
   clock, its web service beside it) plays back-to-back auctions, quiet, then while the same attacker holds its
   web service's connections, from one address and from 500; how late each auction ended, from its trace.
 
+``--routes`` attacks every route of ``monopoly-city serve`` instead (:func:`route_attacks`; issue 28, item 6): its
+own process, a laptop's (no unit: every form reaches its work) then the box's (``--state-dir``, its unit away:
+every write refused), each field every route reads given in turn 5,000 digits, digits ``int()`` refuses (``²``,
+``١٢``), an escape code, a newline, 3,000 characters... (:func:`route_sweep`), then ``--count`` x 15 random
+requests with odd paths, forged cookies, ``Range`` and ``Content-Length`` headers. The goal: no answer of 500, no
+traceback in an answer or in the service's log (the slowest answer is a figure beside them).
+
 ``--attack NAME`` runs one timing measure alone, in the same way: ``web-one-address``, ``web-many-addresses``,
 ``pairing`` (strangers against the banker's pairing), ``socket-clients`` (a thousand clients of the unit's
 socket).
@@ -52,6 +59,7 @@ from __future__ import annotations
 import argparse
 import concurrent.futures
 import contextlib
+import http.client
 import json
 import os
 import random
@@ -64,6 +72,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -703,6 +712,510 @@ def web_attacks(seconds: float = 15.0, checks: int = 100, limited_checks: int = 
     return out
 
 
+# --- every route of the phone companion with hostile values (issue 28, item 6) -------------------------------
+
+#: What an adversary types or forges in a query, a form, a path: numbers past int()'s 4,300 digits, digits that
+#: ``str.isdigit`` takes and ``int`` does not, control characters and escape codes, paths, markup, the empty and
+#: the enormous.
+ODD = [
+    "",
+    " ",
+    "0",
+    "-1",
+    "1" * 5000,
+    "9" * 19,
+    "1" + "0" * 4300,
+    "²",
+    "١٢",
+    "１２",
+    "1e400",
+    "nan",
+    "-inf",
+    "-0",
+    "0x1f",
+    "1_000",
+    "1\n",
+    "\x00",
+    "\x1b[2J",
+    "\u202e",
+    "\r\nSet-Cookie: x=1",
+    "a" * 3000,
+    "../../etc/passwd",
+    "/dev/zero",
+    "%00",
+    "<csrf>",
+    "<script>x</script>",
+    "'",
+    '"',
+    "{{ 7*7 }}",
+    "Bob\nMALLORY",
+    "\U0001f3b2",
+    "null",
+    "[]",
+    "{}",
+    "true",
+    "1,5M",
+    "600k",
+    "1" + "0" * 5000 + "M",
+    "-5M",
+    "to:0",
+    "from:bank",
+    "to:" + "9" * 5000,
+    "tax:" + "x" * 200,
+    "residential=" + "9" * 5000,
+    "kv=",
+    "bank",
+    "=",
+    "&",
+    "#",
+    "?",
+]
+#: The values a page really sends for some fields: a request made of these reaches past the first check.
+REAL = {
+    "action": ["square", "rent", "auction", "buy", "player", "transfer", "out", "undo", "drop", "dismiss", "cash"]
+    + ["tower", "exemption", "set", "give"],
+    "op": ["residential", "industrial", "skyscraper", "stadium", "tower", "house", "hotel", "sell_one", "sell_all"]
+    + ["hazard", "mortgage", "lift", "salary", "tax", "tax:Impôts sur le revenu", "fine", "auction"],
+    "player": ["0", "1", "2", "3"],
+    "payer": ["0", "1"],
+    "exempt": ["0", "1"],
+    "creditor": ["bank", "0", "1"],
+    "square": ["Docks", "Opéra", "Port Sud", "Gare", "Rue de la Paix", "Gare du Nord"],
+    "to": ["to:0", "to:1", "from:bank", "to:bank"],
+    "amount": ["600k", "1M", "1,5M", "200"],
+    "price": ["2,4M", "100"],
+    "note": ["x"],
+    "count": ["1", "2", "3"],
+    "confirm": ["1"],
+    "sale": ["1", "2"],
+    "value": ["1M", "Eve", "1", "0", "Docks"],
+    "key": ["residential", "industrial", "hazard", "bonus", "mortgaged", "stadium", "hotel", "houses"],
+    "kv": ["residential=1", "industrial=2", "skyscraper=1", "hotel=1"],
+    "variant": ["timed", "quick"],
+    "anchor": ["p0", "h-Docks"],
+    "back": ["rent"],
+    "dice": ["7", "12"],
+    "edition": ["city-example.yaml", "ville.edition.yaml", "classic-fr", "europe-1991"],
+    "players": ["Alice, Bruno", "A"],
+    "title": ["Soirée", "Ma Ville"],
+    "name": ["ville", "soiree", "Rue Neuve"],
+    "n": ["0", "1"],
+    "saved": ["0"],
+    "check": ["1"],
+    "auto": ["1"],
+    "group": ["rouge", "bleu"],
+    "done": ["1", "2"],
+    "undone": ["1"],
+    "history": ["all"],
+    "q": ["doc"],
+    "big": ["1"],
+    "m": ["saved", "deleted", "paired", "shown"],
+    "lang": ["fr", "en"],
+    "file": ["x.yaml"],
+    "code": ["123456"],
+    "button": ["power", "auction"],
+    "carried_from": ["rouge"],
+    "for": ["rent", "buy", "build", "salary", "tax", "hazard"],
+    "district": ["Docks", "Opéra", "Rue Neuve"],
+    "new_group": ["violet"],
+}
+AMOUNT_FIELDS = ["price", "residential_cost", "industrial_cost", "skyscraper_cost", "starting_cash", "go_salary"]
+AMOUNT_FIELDS += ["industry_tax", "prison", "dump", "sewage_plant", "power_station"] + [f"rent{j}" for j in range(9)]
+for _field in AMOUNT_FIELDS:
+    REAL.setdefault(_field, ["1M", "200k", "4"])
+#: Path parameters: the files the run starts with (a route attack's folder, :func:`route_folder`), and what else a
+#: path can name.
+PATH_VALUES = {
+    "/games/{name}": ["ville", "classique"],
+    "/editions/{name}": ["ville", "classic-fr", "europe-1991"],
+    "{kind}": ["city", "europe-1991"],
+    "{path}": ["style.css", "app.js", "icon.svg", "../app.py", "..%2f..%2fapp.py", "%00"],
+}
+CARD = ["name", "group", "price", "residential_cost", "industrial_cost", "skyscraper_cost"] + [
+    f"rent{j}" for j in range(9)
+]
+#: What each route reads (unit/web/*.py): its query's fields for a GET, its form's for a POST. A request is made of
+#: these, now and then with one more field of another route's.
+READS = {
+    ("GET", "/remote"): ["m"],
+    ("GET", "/settings"): ["m"],
+    ("GET", "/games/{name}"): ["done", "undone", "history", "variant"],
+    ("GET", "/games/{name}/rent"): ["square", "dice", "q"],
+    ("GET", "/games/{name}/fortunes"): ["variant", "big"],
+    ("GET", "/games/{name}/check"): ["variant"],
+    ("GET", "/editions/{name}"): ["m"],
+    ("GET", "/editions/{name}/card"): ["n", "saved"],
+    ("POST", "/editions/upload"): ["name", "file"],
+    ("POST", "/press"): ["button", "action"],
+    ("POST", "/pair"): ["code"],
+    ("POST", "/settings"): ["game.minutes", "auction.seconds", "language", "buzzer.volume", "display.brightness"],
+    ("POST", "/games"): ["title", "name", "edition", "players"],
+    ("POST", "/games/{name}"): ["action", "player", "value", "square", "key", "kv", "variant", "anchor"],
+    ("POST", "/games/{name}/bank"): ["action", "op", "player", "square", "to", "amount", "note", "price", "sale"]
+    + ["count", "confirm", "dice", "exempt", "payer", "creditor", "variant", "anchor", "back"],
+    ("POST", "/editions/new"): ["title", "name"],
+    ("POST", "/editions/{name}/card"): [*CARD, "n", "check", "auto", "carried_from"],
+    ("POST", "/editions/{name}/values"): ["name", "starting_cash", "go_salary", "industry_tax", "prison", "dump"]
+    + ["sewage_plant", "power_station", "check"],
+    ("POST", "/editions/{name}/card/delete"): ["n"],
+    ("GET", "/games/{name}/card"): ["for", "district", "player", "payer", "price", "sale", "back", "saved"],
+    ("POST", "/games/{name}/card"): [*CARD, "new_group", "go_salary", "industry_tax", "check", "auto"],
+}
+#: What a POST reads from its address too (the card the bank asks for: which, and for what).
+POST_QUERY = {"/games/{name}/card": "for=rent&district=Docks&payer=1"}
+#: Edition files a phone may upload: one the loader reads, and what it must refuse in one line.
+UPLOADS = [
+    (EXAMPLES / "city-example.yaml").read_bytes(),
+    b"game: city\nname: [oops\n",
+    b"\x89PNG\r\n\x1a\n\0",
+    b"game: city\nname: " + b"9" * 5000 + b"\n",
+    b"&a [*a, *a, *a]\n",
+    b"",
+]
+VERSIONED = (
+    "/games/{name}/card",
+    "/games/{name}",
+    "/games/{name}/bank",
+    "/editions/{name}/card",
+    "/editions/{name}/values",
+)
+
+
+@dataclass
+class WebRequest:
+    """One request of the route attack: the ``path`` with its query, a form (None: no body), headers."""
+
+    method: str
+    path: str
+    form: dict[str, str] | None
+    headers: dict[str, str]
+    body: bytes | None = None  # a body that is not a form: the edition file uploaded
+
+    def label(self) -> str:
+        shown = lambda text: text if len(text) < 60 else f"{text[:40]}...({len(text)} chars)"  # noqa: E731
+        form = {k: shown(v) for k, v in (self.form or {}).items() if k != "csrf"}
+        return f"{self.method} {shown(self.path)} {form if self.form is not None else ''}".strip()
+
+
+def route_table() -> list[tuple[str, str]]:
+    """(method, path template) of every route the service answers, read from its own route table (but the live
+    stream, which never ends: ``--web`` attacks it)."""
+    from starlette.routing import Mount, Route
+
+    from unit.web.app import routes
+
+    found = []
+    for route in routes():
+        if isinstance(route, Route) and route.path == "/events":
+            continue  # the live stream never ends: the web attack's (--web), not a request that is answered
+        if isinstance(route, Route):
+            found += [(method, route.path) for method in sorted(route.methods or ()) if method != "HEAD"]
+        elif isinstance(route, Mount):
+            found.append(("GET", route.path + "/{path}"))
+    return found
+
+
+#: What a number can be made of, for the fields that carry one: past int()'s limit, digits int() refuses.
+NUMBERS = ["1" * 5000, "1" + "0" * 4300, "9" * 19, "0" * 30 + "1", "²", "١٢", "１２", "-1", "1e400", "nan", " 1", "1\n"]
+NUMBER_FIELDS = {"done", "undone", "n", "saved", "player", "payer", "exempt", "count", "sale", "dice", "code", "big"}
+
+
+def a_value(rng: random.Random, field: str) -> str:
+    """A value for ``field``: mostly a real one when the pages send one, else something odd (for a number, most
+    often an odd number)."""
+    real = REAL.get(field)
+    if real and rng.random() < 0.6:
+        return rng.choice(real)
+    return rng.choice(NUMBERS) if field in NUMBER_FIELDS and rng.random() < 0.7 else rng.choice(ODD)
+
+
+def route_requests(rng: random.Random, count: int) -> list[WebRequest]:
+    """``count`` requests, each to a route of the service's table: its path, its query (a GET) or form (a POST) made
+    of the fields it reads, real values and odd ones, now and then a field it does not read, an odd header or a
+    forged cookie. The session's token and the page's version are ``<csrf>`` and ``<version>`` (the runner fills
+    them in, so most forms reach their work), now and then odd instead."""
+    from urllib.parse import quote, urlencode
+
+    table = route_table()
+    every_field = sorted({field for fields in READS.values() for field in fields} | set(REAL))
+    out = []
+    for _ in range(count):
+        method, template = rng.choice(table)
+        path = template
+        for param in ("{name}", "{kind}", "{path}"):
+            if param in path:
+                real = PATH_VALUES.get(template.split(param)[0] + param, PATH_VALUES.get(param, ["x"]))
+                value = rng.choice(real) if rng.random() < 0.8 else rng.choice(ODD) or "x"
+                path = path.replace(param, quote(value, safe="%/" if param == "{path}" else "%"))
+        reads = READS.get((method, template), [])
+        picked = [f for f in reads if rng.random() < 0.6]
+        if rng.random() < 0.3:
+            picked.append(rng.choice(every_field))
+        values = {f: a_value(rng, f) for f in picked} | ({"lang": a_value(rng, "lang")} if rng.random() < 0.1 else {})
+        form, body = None, None
+        if template == "/editions/upload":  # the file is the body; its name and the token elsewhere
+            path += "?" + urlencode(values)
+            body = rng.choice(UPLOADS)
+            values = {}
+        elif method == "POST":
+            form = values
+            if template in POST_QUERY:
+                path += "?" + POST_QUERY[template]
+            if template in VERSIONED:
+                form["version"] = "<version>" if rng.random() < 0.9 else rng.choice(ODD)
+            form["csrf"] = "<csrf>" if rng.random() < 0.95 else rng.choice(ODD)
+        elif values:
+            path += "?" + urlencode(values)
+        headers = {}
+        if rng.random() < 0.2:
+            headers["accept"] = "application/json"
+        if rng.random() < 0.1:
+            headers["range"] = rng.choice(["bytes=0-" + "9" * 5000, "bytes=" + "1" * 30 + "-", "bytes=-²", "bytes=5-1"])
+        if rng.random() < 0.03:
+            headers["cookie"] = rng.choice(
+                ["mc_session=" + "a" * 3000, "mc_session=x.y.z", "mc_lang=\x1b", "mc_game=.."]
+            )
+        if body is not None:
+            headers["x-csrf-token"] = "<csrf>" if rng.random() < 0.95 else rng.choice(ODD)
+        out.append(WebRequest(method, path, form, headers, body))
+    return out
+
+
+#: What the sweep gives every field of every route, one at a time: the odd numbers, and text no page sends.
+SWEEP = [*NUMBERS, "", "\x00", "\x1b[2J", "Bob\nMALLORY", "\u202e", "a" * 3000, "<script>x</script>"]
+
+
+def route_sweep(rng: random.Random) -> list[WebRequest]:
+    """Every field every route reads given each :data:`SWEEP` value in turn, the route's other fields real (its
+    path's names the run's files): so that no field is left to chance. A route that reads nothing gets each value
+    in a field it does not read."""
+    from urllib.parse import quote, urlencode
+
+    out = []
+    for method, template in route_table():
+        path = template
+        for param in ("{name}", "{kind}", "{path}"):
+            if param in path:
+                real = PATH_VALUES.get(template.split(param)[0] + param, PATH_VALUES.get(param, ["x"]))
+                path = path.replace(param, quote(real[0], safe="%/"))
+        reads = READS.get((method, template)) or ["x"]
+        for field in reads:
+            for odd in SWEEP:
+                values = {f: rng.choice(REAL.get(f, ["1"])) for f in reads} | {field: odd}
+                if template == "/editions/upload":
+                    out.append(
+                        WebRequest(method, f"{path}?{urlencode(values)}", None, {"x-csrf-token": "<csrf>"}, UPLOADS[0])
+                    )
+                elif method == "POST":
+                    versioned = {"version": "<version>"} if template in VERSIONED else {}
+                    asked = f"{path}?{POST_QUERY[template]}" if template in POST_QUERY else path
+                    out.append(WebRequest(method, asked, values | versioned | {"csrf": "<csrf>"}, {}))
+                else:
+                    out.append(WebRequest(method, f"{path}?{urlencode(values)}", None, {}))
+    return out
+
+
+def route_folder(folder: Path) -> None:
+    """The calculator's files a route attack starts with: a City edition and two games (the documentation's)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    shutil.copy(EXAMPLES / "city-example.yaml", folder / "city-example.yaml")  # as the example game names it
+    shutil.copy(EXAMPLES / "city-example.yaml", folder / "ville.edition.yaml")
+    game = (EXAMPLES / "city-game.yaml").read_text(encoding="utf-8")  # its edition: the folder's own, as a phone's
+    (folder / "ville.game.yaml").write_text(game.replace("edition: city-example.yaml", "edition: ville.edition.yaml"))
+    shutil.copy(CLASSIC_GAME, folder / "classique.game.yaml")
+
+
+def referrer(path: str) -> str:
+    """The page a form posted to ``path`` comes from, whose version it carries."""
+    if path.startswith("/games/") and path.split("?")[0].endswith("/card"):
+        return path  # the card the bank asks for: the same address, its question included
+    path = path.split("?")[0]
+    if path.startswith("/editions/") and path.count("/") >= 3:
+        return "/".join(path.split("/")[:3]) + "/card"
+    return path.removesuffix("/bank")
+
+
+def filled(request: WebRequest, csrf: str, get: Callable[[str], tuple[int, str]]) -> WebRequest:
+    """The request with the session's token and the version the page at its path shows now (``get``: a GET)."""
+    if request.headers.get("x-csrf-token") == "<csrf>":
+        request = WebRequest(request.method, request.path, None, request.headers | {"x-csrf-token": csrf}, request.body)
+    if request.form is None:
+        return request
+    form = dict(request.form)
+    if form.get("csrf") == "<csrf>":
+        form["csrf"] = csrf
+    if form.get("version") == "<version>":
+        _status, page = get(referrer(request.path))
+        found = re.search(r'name="version" value="([^"]*)"', page)
+        form["version"] = found.group(1) if found else ""
+    return WebRequest(request.method, request.path, form, request.headers)
+
+
+class Tally:
+    """What a route attack saw: each status's count, the failures (an answer of 500, a traceback in an answer),
+    and how long the slowest answer took and how many took over a second: figures for the benchmark, never a
+    test's failure (a test does not assert on speed: docs/dev/principles.md)."""
+
+    def __init__(self) -> None:
+        self.statuses: dict[int, int] = {}
+        self.failures: list[dict] = []
+        self.slowest = 0.0
+        self.over_a_second = 0
+
+    def count(self, request: WebRequest, status: int, body: str, seconds: float) -> None:
+        self.statuses[status] = self.statuses.get(status, 0) + 1
+        self.slowest = max(self.slowest, seconds)
+        self.over_a_second += seconds > 1.0
+        if status >= 500 or "Traceback" in body:
+            self.failures.append(
+                {"request": request.label(), "status": status, "seconds": round(seconds, 3), "body": body[:300]}
+            )
+
+    def summary(self) -> dict:
+        return {
+            "requests": sum(self.statuses.values()),
+            "statuses": dict(sorted(self.statuses.items())),
+            "failures": self.failures,
+            "slowest_ms": round(self.slowest * 1000, 1),
+            "over_1s": self.over_a_second,
+        }
+
+
+def route_attacks_in_process(count: int = 300, seed: int = 28, box: bool = False, sweep: bool = True) -> dict:
+    """The route attack on the application in this process (Starlette's test client): every answer's status, and
+    the failures. ``box``: the box's service with no unit (every write refused, the pages that say so); else a
+    laptop's (every form reaches its work)."""
+    from starlette.testclient import TestClient
+
+    from unit.web.app import create_app
+
+    rng = random.Random(seed)
+    tally = Tally()
+    with tempfile.TemporaryDirectory(prefix="routes-") as name:
+        data = Path(name) / "data"
+        route_folder(data)
+        before = {path.name: path.read_bytes() for path in data.iterdir()}
+        app = create_app(Path(name) / "state" if box else None, "fr", data, box=box)
+        with TestClient(app, base_url="http://box.local", raise_server_exceptions=False) as client:
+            page = client.get("/remote")
+            cookie = f"mc_session={page.cookies['mc_session']}"
+            csrf = re.search(r'data-csrf="([^"]+)"', page.text).group(1)
+
+            def send(request: WebRequest) -> tuple[int, str]:
+                """The request with the session's cookie, or the one it forges, alone: no cookie is kept."""
+                client.cookies.clear()
+                headers = {"cookie": cookie} | request.headers
+                raw = {k: v.encode("latin-1") for k, v in headers.items()}  # as a phone's bytes
+                answer = client.request(
+                    request.method,
+                    request.path,
+                    data=request.form,
+                    content=request.body,
+                    headers=raw,
+                    follow_redirects=False,
+                )
+                return answer.status_code, answer.text
+
+            for request in (route_sweep(rng) if sweep else []) + route_requests(rng, count):
+                request = filled(request, csrf, lambda path: send(WebRequest("GET", path, None, {})))
+                began = time.perf_counter()
+                status, body = send(request)
+                tally.count(request, status, body, time.perf_counter() - began)
+        written = {path.name: path.read_bytes() for path in data.iterdir()} != before
+    return tally.summary() | {"written": written}
+
+
+def raw_request(port: int, request: WebRequest, cookie: str, extra: bytes = b"") -> tuple[int, str, float]:
+    """One request on a connection of its own, written byte by byte as given (a forged Content-Length too): the
+    status, the body, the seconds."""
+    from urllib.parse import urlencode
+
+    body = urlencode(request.form).encode() if request.form is not None else request.body or b""
+    head = [f"{request.method} {request.path} HTTP/1.1", f"Host: 127.0.0.1:{port}", "Connection: close"]
+    head += [f"{k}: {v}" for k, v in request.headers.items()]
+    if "cookie" not in request.headers and cookie:
+        head.append(f"Cookie: {cookie}")
+    if request.method == "POST":
+        kind = "application/x-www-form-urlencoded" if request.form is not None else "application/yaml"
+        head += [f"Content-Type: {kind}", f"Origin: http://127.0.0.1:{port}"]
+        if b"content-length" not in extra.lower():
+            head.append(f"Content-Length: {len(body)}")
+    data = "\r\n".join(head).encode("latin-1", "replace") + b"\r\n" + extra + b"\r\n" + body
+    began = time.perf_counter()
+    with socket.create_connection(("127.0.0.1", port), timeout=20) as sock:
+        sock.sendall(data)
+        chunks = []
+        while chunk := sock.recv(65536):
+            chunks.append(chunk)
+    seconds = time.perf_counter() - began
+    answer = b"".join(chunks)
+    status_line = answer.split(b"\r\n", 1)[0].split()
+    status = int(status_line[1]) if len(status_line) > 1 and status_line[1].isdigit() else 0
+    return status, answer.partition(b"\r\n\r\n")[2].decode("utf-8", "replace"), seconds
+
+
+#: Headers only a raw request can forge: a Content-Length past int()'s limit, or made of a digit int() refuses.
+FORGED = [b"Content-Length: " + b"1" * 5000 + b"\r\n", b"Content-Length: \xb2\r\n", b"Content-Length: -1\r\n"]
+
+
+def route_attacks(count: int = 600, seed: int = 28) -> dict:
+    """The route attack on ``monopoly-city serve`` as its own process (Nice=10), a laptop's (no unit: every form
+    reaches its work) then the box's (``--state-dir`` with no unit: every write refused); each answer's status,
+    the failures (a 500, a traceback in an answer), the slowest answer, and the tracebacks in its log."""
+    sys.path.insert(0, str(ROOT / "benchmarks"))
+    from web_calc import free_port, until_serving
+
+    started = time.monotonic()
+    tally, tracebacks = Tally(), 0
+    rng = random.Random(seed)
+    with tempfile.TemporaryDirectory(prefix="routes-") as name:
+        for mode in ("laptop", "box"):
+            data, state = Path(name) / mode / "data", Path(name) / mode / "state"
+            route_folder(data)
+            port = free_port()
+            command = [sys.executable, "-m", "unit", "serve", "--host", "127.0.0.1", "--port", str(port)]
+            command += ["--data", str(data)] + (["--state-dir", str(state)] if mode == "box" else [])
+            env = dict(os.environ, XDG_CONFIG_HOME=str(Path(name) / mode / "config"))  # no unit of this machine's
+            log = Path(name) / f"{mode}.log"
+            with open(log, "wb") as err:
+                process = subprocess.Popen(
+                    command, stdout=subprocess.DEVNULL, stderr=err, env=env, preexec_fn=lambda: os.nice(10)
+                )
+            try:
+                until_serving(process, port, "/games")
+                cookie, csrf = session(port)
+
+                def get(path: str, cookie: str = cookie, port: int = port) -> tuple[int, str]:
+                    status, body, _ = raw_request(port, WebRequest("GET", path, None, {}), cookie)
+                    return status, body
+
+                requests = route_sweep(rng) + route_requests(rng, count // 2)
+                forged = [(r, rng.choice(FORGED)) for r in route_requests(rng, 12) if r.method == "POST"]
+                for request, extra in [(r, b"") for r in requests] + forged:
+                    request = filled(request, csrf, get)
+                    status, body, seconds = raw_request(port, request, cookie, extra)
+                    tally.count(request, status, body, seconds)
+            finally:
+                process.terminate()
+                process.wait(10)
+            said = log.read_text(encoding="utf-8", errors="replace")
+            tracebacks += said.count("Traceback")
+            if "Traceback" in said:
+                tally.failures.append({"request": f"{mode}: the service's log", "log": said[-1500:]})
+    return tally.summary() | {"log_tracebacks": tracebacks, "seconds": round(time.monotonic() - started, 1)}
+
+
+def session(port: int) -> tuple[str, str]:
+    """A visitor's session cookie and its CSRF token, from the Remote page."""
+    conn = http.client.HTTPConnection("127.0.0.1", port, timeout=20)
+    conn.request("GET", "/remote", headers={"Host": f"127.0.0.1:{port}"})
+    answer = conn.getresponse()
+    page = answer.read().decode()
+    cookie = next(v.split(";")[0] for k, v in answer.getheaders() if k.lower() == "set-cookie" and "mc_session" in v)
+    conn.close()
+    return cookie, re.search(r'data-csrf="([^"]+)"', page).group(1)
+
+
 # --- the unit's timing under each attack (issue 21): one run of a real unit, quiet, then attacked -------------
 
 AUCTION_SECONDS = 2.0
@@ -1073,6 +1586,7 @@ def main() -> int:
     parser.add_argument("--web", action="store_true", help="attack the web service instead (see above)")
     parser.add_argument("--seconds", type=float, default=15.0, help="--web: seconds of each phase (default 15)")
     parser.add_argument("--attack", choices=sorted(EXTRA), help="one more attack instead (see EXTRA)")
+    parser.add_argument("--routes", action="store_true", help="every route of serve with hostile values instead")
     if sys.argv[1:2] == ["--hold"]:  # the web attacker of the timing measure, in its own process
         hold(int(sys.argv[2]), sys.argv[3] == "many", float(sys.argv[4]))
         return 0
@@ -1081,6 +1595,11 @@ def main() -> int:
         sys.path.insert(0, str(ROOT))
         print(json.dumps(EXTRA[args.attack](), indent=1))
         return 0
+    if args.routes:
+        sys.path.insert(0, str(ROOT))
+        routes = route_attacks(args.count * 15, args.seed)
+        print(json.dumps(routes, indent=1))
+        return 0 if not routes["failures"] else 1
     if args.web:
         sys.path.insert(0, str(ROOT))
         print(json.dumps(web_attacks(args.seconds), indent=1))

@@ -25,6 +25,8 @@ from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
 from typing import Any, TypeVar
 
+import pytest
+
 from unit.app import config as configuration
 from unit.app import scenario as scenarios
 from unit.app.link import Link
@@ -198,34 +200,164 @@ class Running:
 
 
 #: The LED's edge within 5 ms of its deadline (docs/reliability.md); every edge of every try within ten times
-#: that (docs/dev/principles.md): a display or a file on the timing path is 0.1 s or more.
+#: that (docs/dev/principles.md): a display or a file on the timing path is 0.1 s or more. Both beyond the
+#: machine's own scheduling noise at that moment (:class:`WakeUpNoise`).
 LED_CONTRACT = 0.005
 LED_LOOSE = 10 * LED_CONTRACT
 
 
-class StampedInputs:
-    """The runtime's input queue, keeping the time the runtime stamped on each input it was given."""
+# --- the machine's own scheduling noise, beside the unit ------------------------------------------------
 
-    def __init__(self, inner: queue.SimpleQueue):
+
+class WakeUpNoise:
+    """What the machine did to the unit meanwhile: the noise a ``latency`` test judges the unit against
+    (docs/dev/principles.md, "What a latency test may assert").
+
+    Two measures, taken beside the unit while it runs (``with WakeUpNoise() as noise:`` around one auction, one
+    run):
+
+    - a bare thread in the unit's process, with nothing to do but sleep until absolute deadlines every
+      :attr:`PERIOD` seconds as the unit's loop does (a queue's ``get`` with a timeout), on the loop's clock
+      (``time.monotonic``), keeping how late it woke: other processes on the cores (a VM, a browser, other
+      tests), a virtual machine's own pauses. :meth:`worst`: its latest wake-up in the whole run, not at the
+      moment of each event: two threads of a busy machine are not late at the same moments (each waits for a
+      core of its own), but by as much within a second;
+    - how long the unit's own threads (every thread of the process but the test's, the one that made this, and
+      the bare thread; ``with_caller``: the test's too, when the unit runs in it) waited for a core, read from
+      Linux's ``/proc/self/task/TID/schedstat`` every :attr:`SAMPLE` seconds: a thread that does a few ms of
+      Python at each wake-up (the loop, the display's frame) is preempted on a busy machine where the bare thread,
+      done in microseconds, is not; and a thread preempted while it holds the GIL holds back the loop with it.
+      :meth:`waited`: that time, from an event's deadline to the event. Elsewhere than on Linux, nothing.
+
+    A slow thing on the unit's timing path (a display write on the loop, a file) makes the loop late while its
+    threads sleep: neither measure grows, and the lateness counts in full."""
+
+    PERIOD = 0.002
+    SAMPLE = 0.01
+
+    def __init__(self, with_caller: bool = False) -> None:
+        self.woke: list[tuple[float, float]] = []  # (deadline, seconds late), deadlines on time.monotonic()
+        self.waits: list[tuple[float, float]] = []  # (time, seconds the unit's threads waited for a core so far)
+        self._stop = queue.SimpleQueue()
+        self._thread = threading.Thread(target=self._run, name="bare thread", daemon=True)
+        self._not_the_unit = set() if with_caller else {threading.get_native_id()}
+        self._schedstat = Path("/proc/self/task").is_dir()
+
+    def __enter__(self) -> WakeUpNoise:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._stop.put(None)
+        self._thread.join(5)
+
+    def _run(self) -> None:
+        self._not_the_unit.add(threading.get_native_id())
+        due = sample = time.monotonic()
+        while True:
+            try:
+                self._stop.get(timeout=max(0.0, due - time.monotonic()))
+                return
+            except queue.Empty:
+                pass
+            now = time.monotonic()
+            self.woke.append((due, now - due))
+            if self._schedstat and now >= sample:
+                self.waits.append((now, self._waited_so_far()))
+                sample = now + self.SAMPLE
+            due = max(due + self.PERIOD, now)
+
+    def _waited_so_far(self) -> float:
+        """Seconds the unit's threads have waited for a core since they started (schedstat's second field)."""
+        total = 0
+        for thread in threading.enumerate():
+            if thread.native_id is None or thread.native_id in self._not_the_unit:
+                continue
+            try:
+                total += int(Path(f"/proc/self/task/{thread.native_id}/schedstat").read_text().split()[1])
+            except (OSError, IndexError, ValueError):  # a thread that just ended
+                continue
+        return total / 1e9
+
+    def worst(self) -> float:
+        """The latest the bare thread woke (seconds; 0 before it ever slept)."""
+        return max((late for _due, late in self.woke), default=0.0)
+
+    def waited(self, start: float, end: float) -> float:
+        """Seconds the unit's threads waited for a core from ``start`` to ``end`` (from the samples around them)."""
+        before = [w for t, w in self.waits if t <= start]
+        after = [w for t, w in self.waits if t >= end]
+        if not self.waits:
+            return 0.0
+        return (after[0] if after else self.waits[-1][1]) - (before[-1] if before else self.waits[0][1])
+
+    def excuse(self, due: float, late: float) -> float:
+        """What of ``late`` seconds of lateness, for an event due at ``due``, the machine accounts for: as late as
+        the bare thread ever was meanwhile, or as long as the unit's threads waited for a core since its deadline."""
+        return max(self.worst(), self.waited(due, due + max(late, 0.0)))
+
+
+class StampedInputs:
+    """The runtime's input queue, keeping the time the runtime stamped on each input it was given, and the loop's
+    own wake-ups for a deadline: the deadline it slept until (``runtime.next_wake``) and how late it woke, on its
+    clock. A deadline already past when the loop asks (it was busy meanwhile) is a wake-up as late as that."""
+
+    def __init__(self, inner: queue.SimpleQueue, runtime: Runtime):
         self.inner = inner
+        self.runtime = runtime
         self.stamps: list[float] = []
+        self.woke: list[tuple[float, float]] = []  # (deadline, seconds late)
+        self._next_wake = runtime.next_wake
+        self._wake: float | None = None
+
+    def next_wake(self) -> float | None:
+        self._wake = self._next_wake()
+        return self._wake
 
     def put(self, item: tuple[float, Any]) -> None:
         self.stamps.append(item[0])
         self.inner.put(item)
 
+    def get(self, block: bool = True, timeout: float | None = None) -> tuple[float, Any]:
+        try:
+            return self.inner.get(block, timeout)
+        except queue.Empty:
+            if self._wake is not None:  # woken by its deadline, not by an input
+                self.woke.append((self._wake, self.runtime.clock() - self._wake))
+            raise
+
     def __getattr__(self, name: str) -> Any:
         return getattr(self.inner, name)
 
+    def __enter__(self) -> StampedInputs:
+        self.runtime.inputs = self  # the loop waits on ``inputs``: a put wakes it
+        self.runtime.next_wake = self.next_wake  # the loop asks it at every step
+        return self
 
-def led_edges(unit: Running, edges: int) -> list[tuple[float, bool]]:
+    def __exit__(self, *exc: object) -> None:
+        self.runtime.inputs = self.inner
+        del self.runtime.next_wake  # the method again
+
+
+@dataclasses.dataclass
+class Auction:
+    """One auction on the mock pins: the press's time (``time.monotonic``), the LED pin's edges as (seconds after
+    the press, lit), and the loop's wake-ups for its deadlines meanwhile (:class:`StampedInputs`)."""
+
+    pressed: float
+    edges: list[tuple[float, bool]]
+    woke: list[tuple[float, float]]
+
+
+def led_edges(unit: Running, expected: list[tuple[float, bool]]) -> Auction:
     """Switch on (if off), press the auction button pin, wait on the LED pin until the auction is over: the
-    pin's edges as (seconds after the press, lit), ``edges`` of them if the unit keeps its contract.
+    press, the pin's edges (``len(expected)`` of them if the unit keeps its contract; fewer when the loop was late
+    by a blink's half-period) and the loop's wake-ups.
 
     Two stamps on one clock, both the program's: the time the runtime stamped on the press (``runtime.clock``,
     from which the core counts its deadlines) and the mock pin's own record of each change (``time.monotonic``
     too, from its clear). The wait is on the pin, never on the core's LED mode (the core says "off" a moment
-    before the backend drives the pin): first ``edges`` edges (more may follow), then the end, then the loop
+    before the backend drives the pin): every edge, or the auction's time past; then the end, then the loop
     caught up, which it is only once it has driven the pin for the end (no edge can follow: the blink is
     stopped)."""
     if unit.runtime.unit.state == "off":
@@ -234,43 +366,94 @@ def led_edges(unit: Running, edges: int) -> list[tuple[float, bool]]:
     led = unit.pin("led")
     led.clear_states()
     cleared = led._last_change  # the pin's own clock at the clear: each state is timed from the one before
-    inputs = unit.runtime.inputs
-    unit.runtime.inputs = stamped = StampedInputs(inputs)  # the loop waits on ``inputs``: a put wakes it
-    try:
+    with StampedInputs(unit.runtime.inputs, unit.runtime) as stamped:
         unit.press("auction")
-        wait_for(lambda: len(led.states) > edges, 10, lambda: f"the LED's edges, {led.states}")
+        wait_for(lambda: stamped.stamps, what="the press stamped by the runtime")
+        over = stamped.stamps[0] + expected[-1][0]  # the first stamp is the press's (put before the release's)
+        # The auction's own length, asleep: no wake-up of this thread's (each takes the GIL) among the loop's.
+        time.sleep(max(0.0, over - time.monotonic()))
+        wait_for(lambda: len(led.states) > len(expected) or time.monotonic() > over + 1.0, 10, "the auction's time")
         wait_for(lambda: unit.runtime.unit.state == "ready", 10, "the end of the auction")
         caught_up(unit.runtime)
-    finally:
-        unit.runtime.inputs = inputs
     pressed = stamped.stamps[0]
     seen, at = [], cleared
     for state in led.states[1:]:  # the first is the state when cleared
         at += state.timestamp
         seen.append((at - pressed, bool(state.state)))
-    return seen
+    woke = [(due, late) for due, late in stamped.woke if pressed <= due <= pressed + expected[-1][0] + 0.01]
+    return Auction(pressed, seen, woke)
+
+
+def edge_lateness(edges: list[tuple[float, bool]], expected: list[tuple[float, bool]]) -> list[float | None]:
+    """How late each expected edge came on the pin (seconds), None for one the pin never showed: a loop woken a
+    blink's half-period late finds the LED already due back where it was, and drives nothing (two edges lost).
+    Each pin edge goes to the latest expected edge of its state due before it, so two lost edges are told from
+    two late ones; an edge the unit should never have made fails the test."""
+    lateness: list[float | None] = []
+    j = 0
+    for i, (due, lit) in enumerate(expected):
+        later = next((d for d, same in expected[i + 2 :: 2] if same == lit), None)
+        if j < len(edges) and edges[j][1] == lit and (later is None or edges[j][0] < later - LED_CONTRACT):
+            lateness.append(abs(edges[j][0] - due))
+            j += 1
+        else:
+            lateness.append(None)
+    assert j == len(edges) and lateness.count(None) % 2 == 0, f"the LED's edges {edges}, expected {expected}"
+    return lateness
+
+
+def judged_tries(attempt: Callable[[], tuple[bool, bool, object]], contract: str, tries: int = 3) -> None:
+    """A latency contract over tries (docs/dev/principles.md): ``attempt()`` runs one, asserts the loose bound
+    itself, and says whether the machine left it judgeable (no event of the contract lost to it: a blink's
+    edge a late loop rightly never drove), whether it met ``contract``, and what it saw. Passes at the first judged try
+    that meets it; fails once ``tries`` judged tries have not; a try the machine spoiled does not count, and
+    after twice ``tries`` attempts without ``tries`` judged ones the test is skipped, saying so: the loose
+    bound held in each, the contract could not be judged on a machine that busy."""
+    seen = []
+    missed = 0
+    for _ in range(2 * tries):
+        judged, met, what = attempt()
+        seen.append(what if judged else {"not judged, the machine too busy": what})
+        if judged and met:
+            return
+        missed += judged
+        if missed == tries:
+            raise AssertionError(f"no try within {contract} (each try): {seen}")
+    pytest.skip(f"{contract}: the machine too busy to judge it in {len(seen)} tries (the loose bound held): {seen}")
 
 
 def assert_auctions_keep_time(unit: Running, expected: list[tuple[float, bool]], at_deadlines: tuple[int, ...]):
-    """The LED's latency contract (docs/dev/principles.md): up to three auctions, each with exactly the edges
-    ``expected`` (none missing, none more), every edge within LED_LOOSE of its time; one auction with its
-    edges at the core's deadlines (the indices ``at_deadlines``) within LED_CONTRACT. Every edge is timed from
-    the press: the blink's edges are absolute times from its start (the press, the warning), timed by the loop,
-    never a sleep after the edge before, so one late edge does not move the next. A busy test machine delays a
-    thread by a few ms now and then; a slow thing on the timing path delays every auction."""
-    tries = []
-    for _ in range(3):
-        edges = led_edges(unit, len(expected))
-        assert [lit for _, lit in edges] == [lit for _, lit in expected], edges
-        late = []
-        for (at, _), (due, _) in zip(edges, expected, strict=True):
-            late.append(abs(at - due))
-        tries.append([round(x * 1e3, 1) for x in late])  # ms, for the message
-        assert max(late) < LED_LOOSE, f"LED edges late by (ms) {tries}"
+    """The LED's latency contract (docs/dev/principles.md), judged beyond what the machine did to the unit in the
+    same auction (:class:`WakeUpNoise`): in every auction, every wake-up of the loop for a deadline and every edge
+    on the pin within LED_LOOSE of its time beyond that, the edges ``expected`` and no other (two of them lost
+    only to a loop late by a blink's half-period, which the first check judges); in one auction (of three the
+    machine left judgeable, :func:`judged_tries`), the edges at the core's deadlines (the indices
+    ``at_deadlines``) within LED_CONTRACT beyond it. Every edge is timed from the press: the blink's edges are
+    absolute times from its start (the press, the warning), timed by the loop, never a sleep after the edge
+    before, so one late edge does not move the next. A busy machine delays the unit by what the noise measures;
+    a slow thing on the timing path delays the loop alone, every auction."""
+    gap = min(b - a for (a, _), (b, _) in zip(expected, expected[1:]))
+    ms = lambda x: None if x is None else round(x * 1e3, 1)  # noqa: E731  for the messages
+
+    def attempt() -> tuple[bool, bool, object]:
+        with WakeUpNoise() as noise:
+            auction = led_edges(unit, expected)
+        late = edge_lateness(auction.edges, expected)
+        events = [(auction.pressed + due, x) for x, (due, _) in zip(late, expected) if x is not None]
+        events += auction.woke  # the loop's wake-ups for its deadlines: a lost edge's lateness is its loop's
+        beyond = max((x - noise.excuse(due, x) for due, x in events), default=0.0)
+        loop = max((x for _, x in auction.woke), default=0.0)
+        what = {"edges late": [ms(x) for x in late], "loop late": ms(loop), "beyond the machine": ms(beyond)}
+        what["bare thread"] = ms(noise.worst())
+        assert beyond < LED_LOOSE, f"LED edges late by (ms) {what}"
+        assert None not in late or loop > gap - LED_CONTRACT, f"edges lost, the loop on time: {what}"
         assert unit.pin("led").state == 0  # dark after the end
-        if max(late[i] for i in at_deadlines) < LED_CONTRACT:
-            return
-    raise AssertionError(f"no auction with the LED's edges within {LED_CONTRACT * 1e3:g} ms of the deadlines: {tries}")
+        at = [(auction.pressed + expected[i][0], late[i]) for i in at_deadlines]
+        judged = all(x is not None for _, x in at)  # a deadline's edge lost to the machine: nothing to judge
+        met = judged and max(x - noise.excuse(due, x) for due, x in at) < LED_CONTRACT
+        return judged, met, what
+
+    judged_tries(attempt, f"the LED's edges within {LED_CONTRACT * 1e3:g} ms of the deadlines beyond the machine")
 
 
 # --- the unit in real time with its link, a client of its socket, the web service ----------------------
@@ -372,14 +555,16 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(state_dir: Path | None, language: str = "fr") -> Iterator[str]:
-    """The web application under uvicorn in a thread, on a free loopback port: yields its base URL."""
+def serving(state_dir: Path | None, language: str = "fr", box: bool | None = None) -> Iterator[str]:
+    """The web application under uvicorn in a thread, on a free loopback port: yields its base URL. ``box``
+    False: a laptop's service (the calculator open while no unit runs), else a box's with a ``state_dir``
+    (the calculator written from paired phones only: :func:`pair_page`)."""
     import uvicorn
 
     from unit.web.app import create_app
 
     port = free_port()
-    app = create_app(state_dir, language)
+    app = create_app(state_dir, language, box=box)
     app.state.web.hub.listening = ("127.0.0.1", port)  # as server.py does: the unit shows it
     config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
     server = uvicorn.Server(config)
@@ -413,6 +598,44 @@ def serving_data(data: Path, state_dir: Path | None = None, language: str = "fr"
     finally:
         server.should_exit = True
         thread.join(10)
+
+
+# --- a phone paired with the unit (docs/phone.en.md, "Who may do what") -----------------------------------
+
+
+def pair_client(client: Any, unit: RunningUnit) -> None:
+    """Pair a test client's phone with ``unit`` as a person does on the Remote: ask for a code, type the one the
+    unit shows. The client keeps the paired session's cookie (a new session id: its pages' CSRF token changes,
+    so read it again). Another client paired the same way is paired too: several phones at once."""
+    page = client.get("/remote")
+    csrf = re.search(r'data-csrf="([^"]+)"', page.text).group(1)
+    before = len(unit.codes)
+    assert client.post("/pair/request", data={"csrf": csrf}).url.query == b"m=shown"
+    wait_for(lambda: len(unit.codes) > before, what="the pairing code on the unit")
+    answer = client.post("/pair", data={"csrf": csrf, "code": unit.codes[-1]})
+    assert answer.url.path == "/remote" and answer.url.query == b"m=paired", answer.url
+
+
+@contextlib.contextmanager
+def a_box(state_dir: Path, language: str = "fr", config: dict | None = None) -> Iterator[tuple[str, RunningUnit]]:
+    """A box: a unit running on ``state_dir`` and its web service beside it, as on the Pi: (base URL, the unit).
+    Its calculator is written from paired phones only: a page pairs with :func:`pair_page`."""
+    with RunningUnit(state_dir, config) as unit, serving(state_dir, language) as base:
+        yield base, unit
+
+
+def pair_page(page: Any, base: str, unit: RunningUnit, codes: list[str] | None = None) -> None:
+    """The same for a browser's page (Playwright): its context keeps the paired session's cookie. ``codes``: the
+    list the unit's codes go to, when the unit was given an ``on_code`` of its own."""
+    codes = unit.codes if codes is None else codes
+    page.goto(base + "/remote")
+    wait_for_unit(page)  # the service reaches the unit: the request shows a code
+    csrf = page.get_attribute("body", "data-csrf")
+    before = len(codes)
+    assert page.request.post(base + "/pair/request", form={"csrf": csrf}).url.endswith("m=shown")
+    wait_for(lambda: len(codes) > before, what="the pairing code on the unit")
+    answer = page.request.post(base + "/pair", form={"csrf": csrf, "code": codes[-1]})
+    assert answer.url.endswith("m=paired"), answer.url
 
 
 # --- the calculator's sample files and forms -------------------------------------------------------------

@@ -30,6 +30,19 @@ def test_the_command_line_attacks_give_only_clear_lines():
     assert result["failures"] == [], result["failures"]
 
 
+@pytest.mark.slow
+@pytest.mark.parametrize("box", [False, True], ids=["a laptop's service", "the box's, its unit away"])
+def test_no_route_answers_500_to_the_hostile_generator(box):
+    """Issue 28, item 6: every route, every field it reads given each odd value in turn (5,000 digits, '²', an
+    escape code...), then random requests: 0 answers of 500, no traceback. On the box with its unit away, every
+    write is refused: nothing is written."""
+    pytest.importorskip("starlette", reason="the web extra is not installed")
+    result = hostile.route_attacks_in_process(count=200, seed=2028, box=box)
+    assert result["requests"] >= 2000 and result["failures"] == [], result["failures"][:5]
+    assert result["statuses"].get(303, 0) > (0 if box else 50)  # a laptop's forms reach their work
+    assert result["written"] is not box
+
+
 def test_an_auction_ends_lateness_is_read_from_the_trace():
     """The sold sound against the countdown's start plus the auction's seconds, in ms, one figure per auction;
     an auction cancelled (no sold) counts for nothing and the next one is measured from its own start."""

@@ -9,7 +9,7 @@ import threading
 import time
 
 import pytest
-from helpers import simulate_records, wait_for
+from helpers import WakeUpNoise, judged_tries, simulate_records, wait_for
 
 from unit.app import config as configuration
 from unit.app import scenario as scenarios
@@ -30,7 +30,8 @@ EVENTS = [
 UNTIL = 3.2
 
 
-def real_time_trace(events, until, config, seed=4) -> list[dict]:
+def real_time_trace(events, until, config, seed=4) -> tuple[float, list[dict]]:
+    """The run's start (``time.monotonic``: its trace counts from it) and the trace's records."""
     scenario = scenarios.parse({"until": until, "events": events, "seed": seed, "config": config}, "rt")
     cfg = configuration.load((scenario.config, "rt"))
     out = io.StringIO()
@@ -42,13 +43,14 @@ def real_time_trace(events, until, config, seed=4) -> list[dict]:
         until=scenario.until,
     )
     runtime.run()
-    return [json.loads(line) for line in out.getvalue().splitlines()]
+    return runtime.start, [json.loads(line) for line in out.getvalue().splitlines()]
 
 
 CONTRACT = 0.005  # the auction's warning and end within 5 ms of their deadlines (docs/reliability.md)
 # Every record of every run: twenty times the contract (docs/dev/principles.md: ten times or more), the bound
-# this test always had. A thread of a busy machine was seen 74 ms late (two CPU hogs, load 2.5); a stall on the
-# timing path (a display write, 0.4 s) is later than this in every run.
+# this test always had, beyond the machine's own noise then (helpers.WakeUpNoise). A thread of a busy machine was
+# seen 74 ms late (two CPU hogs, load 2.5); a stall on the timing path (a display write, 0.4 s) is later than this
+# in every run.
 LOOSE = 0.1
 
 
@@ -57,25 +59,28 @@ LOOSE = 0.1
 def test_headless_trace_matches_simulate_in_order_content_and_time():
     """The same records as simulate's, in the same order; each at its virtual time or a little after (never
     before), on the loop's own clock: up to three runs, every record within LOOSE of its time in each, one
-    run with the auction's warning and end (the contract's deadlines) within CONTRACT."""
+    run with the auction's warning and end (the contract's deadlines) within CONTRACT; both beyond what the
+    machine did to the unit meanwhile (helpers.WakeUpNoise, helpers.judged_tries; docs/dev/principles.md)."""
     virtual = simulate_records(UNTIL, EVENTS, SHORT, seed=4)
     strip = lambda records: [{k: v for k, v in r.items() if k != "t"} for r in records]  # noqa: E731
     states = [i for i, r in enumerate(virtual) if r["kind"] == "state"]
     warning = next(i for i in states if virtual[i]["state"] == "warning")
     end = next(i for i in states if i > warning and virtual[i]["state"] == "ready")
     assert (virtual[warning]["t"], virtual[end]["t"]) == (1.2, 1.7)  # 0.2 + 1.5 - 0.5, and 0.2 + 1.5
-    tries = []
-    for _ in range(3):
-        real = real_time_trace(EVENTS, UNTIL, SHORT)
+
+    def attempt() -> tuple[bool, bool, object]:
+        with WakeUpNoise(with_caller=True) as noise:  # the loop runs in this thread
+            start, real = real_time_trace(EVENTS, UNTIL, SHORT)
         assert strip(real) == strip(virtual)
         lateness = [r["t"] - v["t"] for r, v in zip(real, virtual, strict=True)]
-        latest = max(range(len(real)), key=lateness.__getitem__)
-        tries.append((round(lateness[warning] * 1e3), round(lateness[end] * 1e3)))  # ms, for the message
+        beyond = [late - noise.excuse(start + v["t"], late) for v, late in zip(virtual, lateness, strict=True)]
+        latest = max(range(len(real)), key=beyond.__getitem__)
         assert min(lateness) >= -0.002, lateness  # never early (t is rounded to the ms)
-        assert lateness[latest] < LOOSE, f"{lateness[latest] * 1e3:.1f} ms late: {virtual[latest]}"
-        if max(lateness[warning], lateness[end]) < CONTRACT:
-            return
-    raise AssertionError(f"no run with the warning and the end within 5 ms (ms late, each run): {tries}")
+        assert beyond[latest] < LOOSE, f"{lateness[latest] * 1e3:.1f} ms late, beyond noise: {virtual[latest]}"
+        seen = {"warning, end beyond the machine (ms)": (round(beyond[warning] * 1e3), round(beyond[end] * 1e3))}
+        return True, max(beyond[warning], beyond[end]) < CONTRACT, seen
+
+    judged_tries(attempt, "the warning and the end within 5 ms beyond the machine")
 
 
 def test_loop_sleeps_when_nothing_is_due():

@@ -39,6 +39,7 @@ def test_the_doc_says_what_the_service_files_say():
 
 def test_each_row_names_the_command_that_makes_it_alone():
     assert soak.command_of("hostile") == f"`python benchmarks/hostile.py --count {soak.HOSTILE_PER_KIND}`"
+    assert soak.command_of("routes") == f"`python benchmarks/hostile.py --routes --count {soak.ROUTES_COUNT}`"
     assert soak.command_of("power_cuts") == (
         "`MONOPOLY_CITY_POWER_CUTS=200 python -m pytest "
         "tests/test_reliability.py::test_power_cuts_at_random_moments_resume_the_time_played`"

@@ -16,7 +16,7 @@ import textwrap
 import threading
 
 import pytest
-from helpers import ROOT, LinkClient, RunningUnit, wait_for
+from helpers import ROOT, LinkClient, RunningUnit, WakeUpNoise, judged_tries, wait_for
 
 from unit.app import linkserver
 from unit.app.link import Link
@@ -169,17 +169,22 @@ LOOSE = 0.1  # every auction, crowd or not: twenty times the contract (1,000 cli
 @pytest.mark.latency
 def test_a_thousand_connecting_clients_do_not_make_the_auction_end_late(tmp_path):
     """Up to three auctions, each while a crowd connects to the unit's socket (a thousand at a time, from
-    another process): every end within 100 ms of its deadline, one within 5 ms, on the trace's own clock."""
-    lateness = []
+    another process): every end within 100 ms of its deadline, one within 5 ms, on the trace's own clock, both
+    beyond what the machine did to the unit meanwhile (helpers.WakeUpNoise, helpers.judged_tries)."""
     with RunningUnit(tmp_path, {"auction": {"seconds": SECONDS, "warning_seconds": 0.5}}) as unit:
         unit.press("power")
         wait_for(lambda: unit.runtime.unit.state == "ready")
-        for _ in range(3):
-            with subprocess.Popen(
-                [sys.executable, "-c", CROWD, str(tmp_path / SOCKET_NAME), str(SECONDS + 1.0)],
-                stdout=subprocess.PIPE,
-                text=True,
-            ) as crowd:
+
+        def attempt() -> tuple[bool, bool, object]:
+            wait_for(lambda: unit.runtime.unit.state == "ready")
+            with (
+                WakeUpNoise() as noise,
+                subprocess.Popen(
+                    [sys.executable, "-c", CROWD, str(tmp_path / SOCKET_NAME), str(SECONDS + 1.0)],
+                    stdout=subprocess.PIPE,
+                    text=True,
+                ) as crowd,
+            ):
                 # The crowd is at the door before the auction starts: the unit has turned some of it away.
                 turned_away = unit.link.server.refused
                 wait_for(lambda t=turned_away: unit.link.server.refused > t, 10, "the crowd at the unit's socket")
@@ -190,11 +195,12 @@ def test_a_thousand_connecting_clients_do_not_make_the_auction_end_late(tmp_path
             records = unit.trace.records[before:]
             start = next(r["t"] for r in records if r["kind"] == "state" and r["state"] == "countdown")
             sold = next(r["t"] for r in records if r.get("name") == "sold")
-            lateness.append(sold - (start + SECONDS))
-            assert attempts >= 1000, attempts
+            late = sold - (start + SECONDS)
+            beyond = late - noise.excuse(unit.runtime.start + start + SECONDS, late)  # the trace counts from there
             assert unit.link.server.clients <= linkserver.MAX_CLIENTS
-            assert -0.001 <= lateness[-1] < LOOSE, lateness  # t is in ms
-            if lateness[-1] < TOLERANCE:
-                return
-            wait_for(lambda: unit.runtime.unit.state == "ready")
-    raise AssertionError(f"no auction end within 5 ms of its deadline among three: {lateness}")
+            assert late >= -0.001 and beyond < LOOSE, (late, beyond)  # t is in ms
+            seen = {"crowd": attempts, "late (ms)": round(late * 1e3), "beyond (ms)": round(beyond * 1e3)}
+            # A busy machine slows the crowd too: fewer than a thousand at the door is not the attack to judge.
+            return attempts >= 1000, beyond < TOLERANCE, seen
+
+        judged_tries(attempt, "the auction's end within 5 ms of its deadline beyond the machine")

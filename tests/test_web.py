@@ -19,7 +19,7 @@ pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not in
 
 import httpx2 as httpx  # noqa: E402
 import segno  # noqa: E402
-from helpers import RunningUnit, caught_up, serving, wait_for  # noqa: E402
+from helpers import RunningUnit, caught_up, pair_client, serving, wait_for  # noqa: E402
 from starlette.routing import Mount, Route  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
@@ -52,14 +52,6 @@ def csrf_of(page: httpx.Response) -> str:
 def token(client) -> str:
     page = client.get("/remote")
     return re.search(r'data-csrf="([^"]+)"', page.text).group(1)
-
-
-def pair(client, unit) -> None:
-    csrf = token(client)
-    assert client.post("/pair/request", data={"csrf": csrf}).status_code == 200  # after the redirect
-    code = unit.shown_code(unit.codes)
-    answer = client.post("/pair", data={"csrf": csrf, "code": code})
-    assert answer.url.path == "/remote" and answer.url.query == b"m=paired"
 
 
 def unit_caught_up(client, unit) -> None:
@@ -158,7 +150,7 @@ def test_a_wrong_code_is_refused_and_the_right_one_gives_the_remote(client, unit
     assert refused.url.query == b"m=wrong" and "Code refusé" in refused.text
     assert 'data-button="auction"' not in refused.text
     assert client.post("/press", data={"csrf": csrf, "button": "power"}).status_code == 403
-    pair(client, unit)
+    pair_client(client, unit)
     remote = client.get("/remote")
     assert 'data-button="auction"' in remote.text
     csrf = token(client)
@@ -169,7 +161,7 @@ def test_a_wrong_code_is_refused_and_the_right_one_gives_the_remote(client, unit
 
 
 def test_the_end_of_a_game_forgets_the_paired_phones(client, unit):
-    pair(client, unit)
+    pair_client(client, unit)
     paired_generation = client.hub.generation
     csrf = token(client)
     # The phone switches the unit on, then off (« ÉTEINDRE ? », then yes): that game is over.
@@ -186,7 +178,7 @@ def test_a_phone_gone_mid_press_does_not_hold_the_button_for_ever(client, unit, 
     from unit.web import live as web_app
 
     monkeypatch.setattr(web_app, "MAX_HOLD_SECONDS", 0.2)
-    pair(client, unit)
+    pair_client(client, unit)
     events = []
     real_post = unit.link.post
     unit.link.post = lambda event: (events.append(event), real_post(event))
@@ -196,7 +188,7 @@ def test_a_phone_gone_mid_press_does_not_hold_the_button_for_ever(client, unit, 
 
 
 def test_settings_changed_on_the_page_reach_the_unit(client, unit):
-    pair(client, unit)
+    pair_client(client, unit)
     page = client.get("/settings")
     assert '<select id="auction.seconds" name="auction.seconds"' in page.text and "disabled" not in page.text
     assert '<option value="90"' in page.text  # the device menu's values, and only those
@@ -238,7 +230,7 @@ def test_an_unpaired_client_cannot_press_or_change_anything_on_any_route(client,
 
 
 def test_a_cross_site_form_post_is_refused_even_for_a_paired_phone(client, unit):
-    pair(client, unit)
+    pair_client(client, unit)
     csrf = token(client)
     evil = {"origin": "http://evil.example", "sec-fetch-site": "cross-site"}
     for headers in (evil, {"origin": "http://evil.example"}, {"sec-fetch-site": "cross-site"}):
@@ -253,7 +245,7 @@ def test_a_cross_site_form_post_is_refused_even_for_a_paired_phone(client, unit)
 
 
 def test_an_oversized_body_is_refused(client, unit):
-    pair(client, unit)
+    pair_client(client, unit)
     csrf = token(client)
     big = {"csrf": csrf, "button": "power", "pad": "x" * MAX_BODY}
     assert client.post("/press", data=big).status_code == 413
@@ -459,13 +451,13 @@ def test_serve_without_state_dir_looks_where_run_keeps_the_unit_and_says_where(m
     monkeypatch.setattr(unit.web.server, "serve", lambda *args, **kwargs: served.update(args=args, kwargs=kwargs))
     assert main(["serve"]) == 0
     host, port, state_dir, language, data_dir = served["args"]
-    assert served["kwargs"] == {"by_default": True}
+    assert served["kwargs"] == {"by_default": True, "box": False}  # a laptop: no box to pair with
     ran = launch.Launch(configuration.load(), launch.Request(backend="terminal")).state_dir
     assert state_dir == ran == str(tmp_path / "config" / "monopoly-city")
     assert data_dir == str(tmp_path / "data" / "monopoly-city")  # the calculator's files stay where they were
     assert main(["serve", "--state-dir", str(tmp_path / "s")]) == 0
     assert served["args"][2:5:2] == (str(tmp_path / "s"), str(tmp_path / "s" / "calculator"))
-    assert served["kwargs"] == {"by_default": False}
+    assert served["kwargs"] == {"by_default": False, "box": True}  # the box's service
 
 
 @pytest.mark.parametrize(

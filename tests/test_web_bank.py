@@ -20,7 +20,15 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
 import httpx2 as httpx  # noqa: E402
-from helpers import THREE_DISTRICTS, RunningUnit, bank_flow, cli_json, wait_for, without_revision  # noqa: E402
+from helpers import (  # noqa: E402
+    THREE_DISTRICTS,
+    RunningUnit,
+    bank_flow,
+    cli_json,
+    pair_client,
+    wait_for,
+    without_revision,
+)
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
@@ -448,14 +456,6 @@ def test_an_auction_the_box_ends_is_a_sale_to_record(seen, sale):
         assert sales.pending() is None
 
 
-def pair(client, unit) -> None:
-    page = client.get("/remote")
-    csrf = re.search(r'data-csrf="([^"]+)"', page.text).group(1)
-    client.post("/pair/request", data={"csrf": csrf})
-    code = unit.shown_code(unit.codes)
-    assert client.post("/pair", data={"csrf": csrf, "code": code}).url.query == b"m=paired"
-
-
 def test_the_paired_phone_is_offered_the_box_s_sale_and_records_it_in_one_tap(tmp_path):
     config = {"auction": {"seconds": 1.5, "warning_seconds": 0.5}}
     data = tmp_path / "calculator"
@@ -468,8 +468,8 @@ def test_the_paired_phone_is_offered_the_box_s_sale_and_records_it_in_one_tap(tm
             wait_for(lambda: hub.connected and "settings" in hub.snapshot, what="the hub to hear the unit")
             phone, stranger = Banker(app), Banker(app)
             phone.http = client
+            pair_client(client, unit)  # the box's service: money moves only from a paired phone
             phone.create("trois.edition.yaml", "Alice, Bruno")
-            pair(client, unit)
             unit.press("power")
             wait_for(lambda: unit.runtime.unit.state == "ready")
             phone.look()

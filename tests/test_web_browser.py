@@ -20,6 +20,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 from helpers import (  # noqa: E402
     SMALL_PHONE,
     RunningUnit,
+    WakeUpNoise,
     caught_up,
     phone,
     screenshot,
@@ -39,7 +40,8 @@ SHOWN = ("state", "led", "sound", "screen", "build")  # the kinds the page is se
 def test_the_live_view_follows_a_scripted_auction_within_100_ms(chromium, tmp_path):
     """Up to three auctions on one page (docs/dev/principles.md): in each, the page shows the warning then the
     sale, every record the unit wrote reaches it within ten times the bound and the sale comes 5 s after the
-    warning within ten times the unit's contract; in one, every record within 100 ms and the sale within 5 ms.
+    warning within ten times the unit's contract (beyond what the machine did to the unit meanwhile:
+    helpers.WakeUpNoise); in one, every record within 100 ms and the sale within 5 ms.
     Both lags are on one clock: the trace's write time (Python's time.time()) and the page's arrival time
     (Chromium's Date.now()), the same kernel's wall clock."""
     config = {"auction": {"seconds": 7, "warning_seconds": 5}}
@@ -51,29 +53,31 @@ def test_the_live_view_follows_a_scripted_auction_within_100_ms(chromium, tmp_pa
         page.wait_for_selector("#state:has-text('Prêt')")
         subscribed = min(r["at"] / 1000 for r in page.evaluate("window.mcLog") if r["kind"] == "snapshot")
         for _ in range(3):
-            first = len(unit.trace.stamped)
-            unit.press("auction")
-            page.wait_for_selector("#screen[aria-label='ENCHÈRES 5 !']")  # the warning, 5 s left
-            assert page.get_attribute("#screen", "data-state") == "warning"
-            assert page.get_attribute("#led", "data-mode") == "blink"
-            page.wait_for_selector("#screen[aria-label='ADJUGÉ !']", timeout=10_000)  # sold at the end
-            page.wait_for_selector("#led[data-mode='off']")
-            assert page.text_content("#state") == "Prêt"
-            written = [(at, obj) for at, obj in unit.trace.stamped[first:] if obj["kind"] in SHOWN]
-            assert written and written[0][0] >= subscribed  # after the page's snapshot: each one sent to it
+            with WakeUpNoise() as noise:  # what the machine did to the unit meanwhile (docs/dev/principles.md)
+                first = len(unit.trace.stamped)
+                unit.press("auction")
+                page.wait_for_selector("#screen[aria-label='ENCHÈRES 5 !']")  # the warning, 5 s left
+                assert page.get_attribute("#screen", "data-state") == "warning"
+                assert page.get_attribute("#led", "data-mode") == "blink"
+                page.wait_for_selector("#screen[aria-label='ADJUGÉ !']", timeout=10_000)  # sold at the end
+                page.wait_for_selector("#led[data-mode='off']")
+                assert page.text_content("#state") == "Prêt"
+                written = [(at, obj) for at, obj in unit.trace.stamped[first:] if obj["kind"] in SHOWN]
+                assert written and written[0][0] >= subscribed  # after the page's snapshot: each one sent to it
 
-            def arrivals(written=written):
-                """When each record written reached the page (Date.now(), in s), once all of them have."""
-                got = {(r["kind"], r["t"]): r["at"] / 1000 for r in page.evaluate("window.mcLog")}
-                return got if all((obj["kind"], obj["t"]) in got for _, obj in written) else None
+                def arrivals(written=written):
+                    """When each record written reached the page (Date.now(), in s), once all of them have."""
+                    got = {(r["kind"], r["t"]): r["at"] / 1000 for r in page.evaluate("window.mcLog")}
+                    return got if all((obj["kind"], obj["t"]) in got for _, obj in written) else None
 
-            arrived = wait_for(arrivals, 10, "every record of the auction on the page")
-            lags = [arrived[(obj["kind"], obj["t"])] - at for at, obj in written]
-            warning = [obj["t"] for _, obj in written if obj == {**obj, "kind": "state", "state": "warning"}]
-            sold = [obj["t"] for _, obj in written if obj.get("name") == "sold"]
-            assert len(warning) == 1 and len(sold) == 1, written
-            assert len(lags) >= 15
+                arrived = wait_for(arrivals, 10, "every record of the auction on the page")
+                lags = [arrived[(obj["kind"], obj["t"])] - at for at, obj in written]
+                warning = [obj["t"] for _, obj in written if obj == {**obj, "kind": "state", "state": "warning"}]
+                sold = [obj["t"] for _, obj in written if obj.get("name") == "sold"]
+                assert len(warning) == 1 and len(sold) == 1, written
+                assert len(lags) >= 15
             off = abs(sold[0] - warning[0] - 5)
+            off -= noise.excuse(unit.runtime.start + warning[0] + 5, off)  # the sale's, beyond the machine's noise
             tries.append((len(lags), round(max(lags) * 1e3, 1), round(off * 1e3, 1)))  # ms, for the message
             assert max(lags) < 10 * LATENCY_LIMIT and off < 10 * UNIT_CONTRACT, f"(records, slowest, sale off) {tries}"
             if max(lags) < LATENCY_LIMIT and off < UNIT_CONTRACT:

@@ -227,7 +227,7 @@ def test_a_write_held_by_a_slow_disk_does_not_hold_the_other_pages(tmp_path, mon
         real(path, data)
 
     monkeypatch.setattr(stores, "write_atomically", slow)
-    with serving(state) as base, httpx.Client(base_url=base, timeout=10) as http:
+    with serving(state, box=False) as base, httpx.Client(base_url=base, timeout=10) as http:  # no unit: open
         page = http.get("/games/city").text
         token = re.search(r'name="csrf" value="([^"]+)"', page).group(1)
         version = re.search(r'name="version" value="([^"]+)"', page).group(1)

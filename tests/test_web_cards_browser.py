@@ -18,7 +18,16 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from helpers import SMALL_PHONE, assert_accessible, cli, phone, screenshot, serving, shown_fortunes  # noqa: E402
+from helpers import (  # noqa: E402
+    SMALL_PHONE,
+    a_box,
+    assert_accessible,
+    cli,
+    pair_page,
+    phone,
+    screenshot,
+    shown_fortunes,
+)
 
 from unit.calculator import edition  # noqa: E402
 from unit.calculator import position as positions  # noqa: E402
@@ -82,7 +91,8 @@ def rents(you: Counted) -> None:
 def test_a_city_evening_from_an_empty_folder_asks_each_card_once(chromium, tmp_path):
     state = tmp_path / "state"
     data = state / "calculator"
-    with serving(state) as base, phone(chromium, "fr", SMALL_PHONE) as page:
+    with a_box(state) as (base, unit), phone(chromium, "fr", SMALL_PHONE) as page:
+        pair_page(page, base, unit)  # the box's service: a paired phone writes
         new_city_game(page, base, "Vendredi soir", "Alice, Bruno")
         assert sorted(p.name for p in data.iterdir()) == ["ma-ville.edition.yaml", "vendredi-soir.game.yaml"]
         you = Counted(page)
@@ -216,7 +226,8 @@ def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
     shots = []
     for lang in ("fr", "en"):
         (out / lang).mkdir(parents=True, exist_ok=True)
-        with serving(state_dir / lang) as base, phone(chromium, lang, SMALL_PHONE) as page:  # an empty folder each
+        with a_box(state_dir / lang, lang) as (base, unit), phone(chromium, lang, SMALL_PHONE) as page:  # empty each
+            pair_page(page, base, unit)  # the box's service: a paired phone writes
             page.goto(f"{base}/games?lang={lang}")
             title = {"fr": "Vendredi soir", "en": "Friday night"}[lang]
             page.fill("#new-name", title)

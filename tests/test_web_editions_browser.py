@@ -18,7 +18,18 @@ import pytest
 
 pytest.importorskip("starlette", reason="the web extra is not installed")
 
-from helpers import SMALL_PHONE, buy, cli, create, phone, screenshot, serving, shown_fortunes, tap  # noqa: E402
+from helpers import (  # noqa: E402
+    SMALL_PHONE,
+    a_box,
+    buy,
+    cli,
+    create,
+    pair_page,
+    phone,
+    screenshot,
+    shown_fortunes,
+    tap,
+)
 
 from unit import i18n  # noqa: E402
 from unit.calculator import edition  # noqa: E402
@@ -86,7 +97,8 @@ def loader_line(body: bytes, folder: Path, name: str, lang: str) -> str:
 def test_a_city_edition_entered_card_by_card_is_the_file_the_command_line_reads(chromium, tmp_path):
     state = tmp_path / "state"
     data = state / "calculator"
-    with serving(state) as base, phone(chromium) as page:
+    with a_box(state) as (base, unit), phone(chromium) as page:
+        pair_page(page, base, unit)  # the box's service: a paired phone writes
         page.goto(base + "/editions")
         for name in edition.SHIPPED:  # the built-in editions: listed and downloadable as shipped
             with page.expect_download() as download:
@@ -174,10 +186,11 @@ def test_a_city_edition_entered_card_by_card_is_the_file_the_command_line_reads(
 def take_screenshots(chromium, state_dir: Path, out: Path) -> list[Path]:
     """The Editions pages on a phone, in both languages: the list, an edition, a card with a wrong rent."""
     shots = []
-    with serving(state_dir) as base:
+    with a_box(state_dir) as (base, unit):
         for lang in ("fr", "en"):
             (out / lang).mkdir(parents=True, exist_ok=True)
             with phone(chromium, lang, SMALL_PHONE) as page:
+                pair_page(page, base, unit)  # each phone pairs: the box's service
                 page.goto(f"{base}/editions?lang={lang}")
                 name = f"ville-{lang}"
                 page.fill("#new-name", f"Ville {lang.upper()}")
@@ -218,7 +231,8 @@ def test_a_whole_evening_from_the_cards_typed_to_the_fortunes(chromium, tmp_path
     a rent and the fortunes, each figure the command line's on the same files."""
     state = tmp_path / "state"
     data = state / "calculator"
-    with serving(state) as base, phone(chromium) as page:
+    with a_box(state) as (base, unit), phone(chromium) as page:
+        pair_page(page, base, unit)  # the box's service: a paired phone writes
         page.goto(base + "/editions")
         page.fill("#new-name", "Ma Ville")
         page.click("#create")

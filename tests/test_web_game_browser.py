@@ -20,13 +20,14 @@ from helpers import (  # noqa: E402
     PHONE,
     SMALL_PHONE,
     THREE_DISTRICTS,
+    a_box,
     answered,
     buy,
     cli,
     create,
+    pair_page,
     phone,
     screenshot,
-    serving,
     shown_fortunes,
     tap,
     view,
@@ -46,7 +47,8 @@ def city_evening(chromium, state_dir: Path, shots: Path | None = None, lang: str
     data = state_dir / "calculator"  # serve's default beside --state-dir
     data.mkdir(parents=True, exist_ok=True)
     (data / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
-    with serving(state_dir, lang) as base, phone(chromium, lang, SMALL_PHONE) as page:
+    with a_box(state_dir, lang) as (base, unit), phone(chromium, lang, SMALL_PHONE) as page:
+        pair_page(page, base, unit)  # the box's service: a paired phone writes
         if shots is not None:
             page.goto(f"{base}/games")
             page.fill("#new-name", "soiree")
@@ -152,7 +154,8 @@ def test_a_city_evening_in_the_browser_agrees_with_the_command_line(chromium, tm
 def test_a_classic_game_in_the_browser_agrees_with_the_command_line(chromium, tmp_path):
     state_dir = tmp_path / "state"
     data = state_dir / "calculator"
-    with serving(state_dir) as base, phone(chromium) as page:
+    with a_box(state_dir) as (base, unit), phone(chromium) as page:
+        pair_page(page, base, unit)
         create(page, base, "classique", "classic-fr", "Bob, Léa")
         buy(page, 0, "Rue de la Paix")
         buy(page, 0, "Avenue des Champs-Élysées")

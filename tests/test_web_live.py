@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 import pytest
-from helpers import THREE_DISTRICTS, RunningUnit, browser, buy, serving, wait_for_unit
+from helpers import THREE_DISTRICTS, RunningUnit, a_box, browser, buy, pair_page, serving, wait_for_unit
 
 STATIC = Path(__file__).resolve().parent.parent / "unit" / "web" / "static"
 SIZES = {
@@ -372,8 +372,9 @@ def french_evening(page, base: str, data: Path) -> list[str]:
 def test_no_english_word_and_no_file_name_on_a_french_page(chromium, tmp_path):
     context = new_phone(chromium, "360x640")
     try:
-        with serving(tmp_path) as base:
+        with a_box(tmp_path) as (base, unit):
             page = context.new_page()
+            pair_page(page, base, unit)  # the box's service: a paired phone starts the games
             found = {}
             for path in french_evening(page, base, tmp_path / "calculator"):
                 page.goto(base + path)
@@ -392,8 +393,9 @@ def test_no_english_word_and_no_file_name_on_a_french_page(chromium, tmp_path):
 def test_every_amount_is_whole_on_a_phone_upright(chromium, tmp_path, size):
     context = new_phone(chromium, size)
     try:
-        with serving(tmp_path) as base:
+        with a_box(tmp_path) as (base, unit):
             page = context.new_page()
+            pair_page(page, base, unit)
             french_evening(page, base, tmp_path / "calculator")
             for path in (
                 "/games",

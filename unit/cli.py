@@ -117,7 +117,17 @@ def cmd_serve(args: argparse.Namespace) -> int:
     # A file where a folder is wanted is one line now, not a server that fails at the first write (issue 28).
     folder_or_refused(state_dir, "state_dir")
     folder_or_refused(data_dir, "data" if args.data else "state_dir")
-    serve(args.host, args.port, state_dir, args.lang or i18n.REFERENCE, data_dir, by_default=args.state_dir is None)
+    # A box's service (--state-dir, as systemd runs it; or on a Pi): the calculator is written from paired phones
+    # only, even while the unit is away. A laptop's: only while a unit runs beside it (nobody could pair else).
+    serve(
+        args.host,
+        args.port,
+        state_dir,
+        args.lang or i18n.REFERENCE,
+        data_dir,
+        by_default=args.state_dir is None,
+        box=given is not None,
+    )
     return 0
 
 

@@ -21,8 +21,8 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from unit.web import bank, bank_page, cards, editions, game, live, reports, table
-from unit.web.common import HERE, Web, form_endpoint, not_saved, refused
+from unit.web import bank, bank_page, cards, editions, game, live, reports, table, unpaired
+from unit.web.common import HERE, Web, not_saved, paired_endpoint, paired_form_endpoint, refused
 from unit.web.security import BodyLimit
 from unit.web.store import NotSaved
 
@@ -45,12 +45,13 @@ def routes() -> list[BaseRoute]:
         Route("/press", live.press, methods=POST),
         Route("/pair/request", live.pair_request, methods=POST),
         Route("/pair", live.pair, methods=POST),
-        # The calculator: the games.
+        # The calculator: the games. Reading is open to every phone; each POST writes, and is a paired phone's
+        # where there is a unit to pair with (paired_form_endpoint), else its page says how to pair (unpaired).
         Route("/games", game.games_page, methods=GET),
-        Route("/games", form_endpoint(game.create), methods=POST),
+        Route("/games", paired_form_endpoint(game.create, unpaired.new_game), methods=POST),
         # The game at the table: one screen per action (unit/web/table.py); its corrections (unit/web/bank.py).
         Route("/games/{name}", table.table_page, methods=GET),
-        Route("/games/{name}", form_endpoint(bank.edit), methods=POST),
+        Route("/games/{name}", paired_form_endpoint(bank.edit, unpaired.game_form), methods=POST),
         Route("/games/{name}/player/{i}", table.player_page, methods=GET),
         Route("/games/{name}/player/{i}/buy", table.buy_page, methods=GET),
         Route("/games/{name}/square/{square}", table.square_page, methods=GET),
@@ -62,20 +63,24 @@ def routes() -> list[BaseRoute]:
         Route("/games/{name}/check", reports.check_page, methods=GET),
         Route("/games/{name}/file", reports.game_file, methods=GET),
         # The table's bank: every payment in one tap, the history with undo, the box's auction sale.
-        Route("/games/{name}/bank", form_endpoint(bank.act), methods=POST),
+        Route("/games/{name}/bank", paired_form_endpoint(bank.act, unpaired.game_form), methods=POST),
         Route("/games/{name}/sale", bank.sale_fragment, methods=GET),
         # A City card asked the first time the bank needs it (issue 27 item 4): the form, then the bank's tap.
         Route("/games/{name}/card", cards.card_page, methods=GET),
-        Route("/games/{name}/card", form_endpoint(cards.save), methods=POST),
+        Route("/games/{name}/card", paired_form_endpoint(cards.save, unpaired.game_card), methods=POST),
         # The calculator: the editions.
         Route("/editions", editions.index, methods=GET),
-        Route("/editions/new", form_endpoint(editions.new), methods=POST),
-        Route(editions.UPLOAD_PATH, editions.upload, methods=POST),
+        Route("/editions/new", paired_form_endpoint(editions.new, unpaired.new_edition), methods=POST),
+        Route(editions.UPLOAD_PATH, paired_endpoint(editions.upload, unpaired.upload), methods=POST),
         Route("/editions/{name}", editions.show, methods=GET),
         Route("/editions/{name}/card", editions.card, methods=GET),
-        Route("/editions/{name}/card", form_endpoint(editions.save_card), methods=POST),
-        Route("/editions/{name}/values", form_endpoint(editions.save_values), methods=POST),
-        Route("/editions/{name}/card/delete", form_endpoint(editions.delete_card), methods=POST),
+        Route("/editions/{name}/card", paired_form_endpoint(editions.save_card, unpaired.card), methods=POST),
+        Route("/editions/{name}/values", paired_form_endpoint(editions.save_values, unpaired.values), methods=POST),
+        Route(
+            "/editions/{name}/card/delete",
+            paired_form_endpoint(editions.delete_card, unpaired.delete_card),
+            methods=POST,
+        ),
         Route("/editions/{name}/download", editions.download, methods=GET),
         Route("/editions/{kind}/template", editions.template, methods=GET),
         # The pages' own files.
@@ -95,9 +100,13 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
         await web.hub.stop()
 
 
-def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None) -> Starlette:
+def create_app(
+    state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None, box: bool | None = None
+) -> Starlette:
     """The application for a unit whose state folder is ``state_dir`` (None: no unit), its pages in
-    ``language`` by default, the calculator's files in ``data_dir`` (None: beside the state)."""
+    ``language`` by default, the calculator's files in ``data_dir`` (None: beside the state); ``box``: whether
+    the service is a box's, whose calculator is written from paired phones only even while the unit is away
+    (None: when there is a state folder; :attr:`unit.web.common.Web.box`)."""
     body_limit = Middleware(BodyLimit, larger={editions.UPLOAD_PATH: editions.MAX_UPLOAD}, explain=editions.too_large)
     app = Starlette(
         routes=routes(),
@@ -106,6 +115,6 @@ def create_app(state_dir: str | Path | None, language: str = "fr", data_dir: str
         exception_handlers={HTTPException: refused, NotSaved: not_saved, bank.TapRefused: bank.refusal_page},
         lifespan=lifespan,
     )
-    app.state.web = Web(state_dir, language, data_dir)
+    app.state.web = Web(state_dir, language, data_dir, box)
     app.state.sales = bank_page.Sales()  # the auctions the box ended, offered to the bank (unit/web/bank_page.py)
     return app

@@ -33,7 +33,7 @@ from starlette.exceptions import HTTPException
 from starlette.requests import Request
 from starlette.responses import Response
 
-from unit import i18n
+from unit import fields, i18n
 from unit.calculator import actions, bank, gamefile, money
 from unit.calculator import position as positions
 from unit.calculator.actions import Action
@@ -41,7 +41,7 @@ from unit.calculator.history import COUNTS, Entry
 from unit.calculator.rulebook import Rules
 from unit.errors import Text, UserError, said
 from unit.web import amounts, bank_page, cards, game, reports, table
-from unit.web.common import Form, language_of, page, see_other, web_of, words_of
+from unit.web.common import Form, language_of, page, see_other, web_of, whole, words_of
 from unit.web.store import make_room
 
 T = TypeVar("T")
@@ -111,10 +111,10 @@ def refusal_page(request: Request, exc: Exception) -> Response:
 
 def player_name(game_: positions.Game, text: str | None, language: str) -> str:
     """The name of the player a form names by their place at the table (never a typed name)."""
-    text = text or ""
-    if not (text.isascii() and text.isdigit()) or int(text) >= len(game_.players):
+    place = whole(text, len(game_.players))
+    if place is None:
         raise TapRefused(i18n.words(language)("web.calc.no_player"))
-    return game_.players[int(text)].name
+    return game_.players[place].name
 
 
 def party(game_: positions.Game, text: str, language: str) -> str | None:
@@ -186,6 +186,9 @@ def action_of(game_: positions.Game, form: Form, language: str) -> tuple[Action,
         them = party(game_, other, language)
         amount = amount_of(game_, form.get("amount", ""), "amount", language)
         note = form.get("note", "").strip()[:80] or None
+        if note is not None and not note.isprintable():  # a newline, an escape code: refused, never kept escaped
+            line = said(Text("errors.expected_one_line", got=fields.got(note)), i18n.words(language))
+            raise TapRefused(line, f"transfer-{index}")
         if direction == "to":
             return actions.Pay(player, them, amount, note), "amount"
         return actions.Pay(them, player, amount, note), "amount"

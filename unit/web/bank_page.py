@@ -30,7 +30,7 @@ from unit.calculator import position as positions
 from unit.calculator.edition import CityEdition, ClassicEdition, Street
 from unit.calculator.rulebook import RentReport
 from unit.errors import Say, Text, UserError
-from unit.web.common import language_of, paired, session
+from unit.web.common import language_of, paired, session, whole
 from unit.web.hub import UnitHub
 
 
@@ -48,6 +48,8 @@ def page_words(words: i18n.Words) -> Say:
 
 #: The history shown on the game page (newest first); ``?history=all`` shows every entry.
 HISTORY_SHOWN = 30
+#: The most entries ``?undone=K`` may say were taken back (an undo takes at most 9,999: unit/web/bank.py).
+MAX_UNDONE = 10_000
 #: The states of a running countdown (docs/simulate.md, the ``state`` records).
 COUNTING = ("countdown", "warning")
 #: A countdown that ends in one of these ended an auction (``time_up``: the game's end came during it).
@@ -254,16 +256,14 @@ def position_values(game: positions.Game, variant: str | None, lang: str) -> dic
 def history_values(game: positions.Game, query: dict[str, str], lang: str, lines: Keep | None = None) -> dict[str, Any]:
     """The bank's part of the game page that follows from the history: its newest entries, and the entry just
     recorded (``?done=N``, N the history's length then) or the count just undone (``?undone=K``)."""
-    done = query.get("done", "")
     last = None
-    if done.isascii() and done.isdigit() and int(done) == len(game.history) and game.history:
+    if game.history and whole(query.get("done"), len(game.history) + 1) == len(game.history):
         last = line(game, len(game.history), lang, lines)
-    undone = query.get("undone", "")
     return {
         "bank_history": history(game, query.get("history") == "all", lang, lines),
         "bank_entries": len(game.history),
         "bank_last": last,
-        "bank_undone": int(undone) if undone.isascii() and undone.isdigit() and len(undone) < 5 else 0,
+        "bank_undone": whole(query.get("undone"), MAX_UNDONE) or 0,
     }
 
 

@@ -57,8 +57,18 @@ class Web:
     """The application's state: the hub, the calculator's files and what the pages keep of them, the signer, the
     rate limits, the templates."""
 
-    def __init__(self, state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None):
+    def __init__(
+        self,
+        state_dir: str | Path | None,
+        language: str = "fr",
+        data_dir: str | Path | None = None,
+        box: bool | None = None,
+    ):
         self.hub = UnitHub(state_dir)
+        #: Whether this service is a box's (``serve --state-dir``, or on a Raspberry Pi): its calculator's files are
+        #: written from a paired phone only, even while the unit is away (:func:`may_write`). Without one (a
+        #: laptop, no unit running beside it) they are open to every phone, as nobody could pair.
+        self.box = state_dir is not None if box is None else box
         #: The calculator's editions and games (``serve --data``); beside the state when none is given.
         self.store = Store(data_dir if data_dir is not None else default_root(state_dir))
         self.editions = EditionCache()  # the editions as read, while their files are unchanged
@@ -142,6 +152,27 @@ def paired(request: Request, visitor: Session | None) -> bool:
     return visitor is not None and generation is not None and visitor.get("gen") == generation
 
 
+def pairing_needed(request: Request) -> bool:
+    """Whether writing needs a paired phone here: on a box's service (:attr:`Web.box`), or while a unit is
+    connected (``serve`` on a laptop beside ``make run``). Without a unit to pair with, nobody could pair: the
+    calculator stays open, and its pages say so."""
+    web = web_of(request)
+    return web.box or web.hub.connected
+
+
+def may_write(request: Request, visitor: Session | None) -> bool:
+    """Whether ``visitor`` may write through the calculator's pages (issue 28, item 4): a paired phone, or any
+    phone where there is no unit to pair with (:func:`pairing_needed`). Reading stays open to every phone."""
+    return not pairing_needed(request) or paired(request, visitor)
+
+
+def pair_first(request: Request) -> str:
+    """The line a phone that may not write is told, on the page it wrote from: how to pair (the code the box
+    shows), or that the box is away, so nobody can pair now."""
+    key = "web.calc.pair_first" if web_of(request).hub.connected else "web.calc.box_away"
+    return words_of(request)(key)
+
+
 def set_session(request: Request, response: Response, visitor: Session) -> None:
     cookie = web_of(request).signer.sign(visitor)
     response.set_cookie(COOKIE, cookie, max_age=30 * 86400, httponly=True, samesite="strict")
@@ -173,6 +204,8 @@ def page(request: Request, name: str, status: int = 200, **values: Any) -> HTMLR
         "lang": language,
         "other": [code for code in i18n.languages() if code != language],
         "paired": paired(request, visitor),
+        "pairing_needed": pairing_needed(request),
+        "may_write": may_write(request, visitor),
         "csrf": web.signer.csrf(visitor["id"]),
         "snap": snapshot,
         "unit": web.hub.connected,
@@ -251,19 +284,56 @@ async def checked_form(request: Request) -> tuple[Session, Form]:
 
 
 FormAct = Callable[[Request, Form], Response]
+Unpaired = Callable[[Request, Form, str], Response]
 
 
-def form_endpoint(act: FormAct) -> Callable[[Request], Awaitable[Response]]:
-    """An endpoint for a checked form (:func:`checked_form`) whose work, ``act(request, fields)``, reads and
-    writes files: it runs on a worker thread, so a slow SD card never holds the event loop (the live
-    streams, the remote's presses). Starlette runs a plain ``def`` endpoint there the same way."""
+def paired_form_endpoint(act: FormAct, unpaired: Unpaired) -> Callable[[Request], Awaitable[Response]]:
+    """An endpoint for a checked form (:func:`checked_form`) that writes the calculator's files: the form's work,
+    ``act(request, fields)``, for a phone that may write (:func:`may_write`); for any other,
+    ``unpaired(request, fields, line)``, the page the form came from saying how to pair (:func:`pair_first`),
+    with what was typed. The one place this is checked: the route table (unit/web/app.py) wraps every writing
+    form in it (issue 28, item 4).
+
+    Either runs on a worker thread, since both read and write files: a slow SD card never holds the event loop
+    (the live streams, the remote's presses). Starlette runs a plain ``def`` endpoint there the same way."""
 
     @functools.wraps(act)
     async def endpoint(request: Request) -> Response:
-        _session, fields = await checked_form(request)
+        visitor, fields = await checked_form(request)
+        if not may_write(request, visitor):
+            return await run_in_threadpool(unpaired, request, fields, pair_first(request))
         return await run_in_threadpool(act, request, fields)
 
     return endpoint
+
+
+def paired_endpoint(
+    endpoint: Callable[[Request], Awaitable[Response]], unpaired: Callable[[Request, str], Response]
+) -> Callable[[Request], Awaitable[Response]]:
+    """:func:`paired_form_endpoint` for a POST that is not a form (an edition file uploaded as the body): from
+    a phone that may not write, ``unpaired(request, line)`` answers, before the body is read."""
+
+    @functools.wraps(endpoint)
+    async def guarded(request: Request) -> Response:
+        if not may_write(request, poster(request)):
+            return unpaired(request, pair_first(request))
+        return await endpoint(request)
+
+    return guarded
+
+
+# --- numbers people send ------------------------------------------------------------------------------
+
+
+def whole(text: str | None, below: int) -> int | None:
+    """A whole number from a query or a form, ``0 <= n < below`` (a player's place, a count, a sale's number);
+    None for anything else. ASCII digits only (``'²'.isdigit()`` is true, ``int('²')`` fails), and never more of
+    them than ``below`` has: ``int()`` never sees a 5,000-digit text (past 4,300 Python refuses with a
+    ValueError, which would be a 500)."""
+    if text is None or not (text.isascii() and text.isdigit()) or len(text) > len(str(below)):
+        return None
+    n = int(text)
+    return n if n < below else None
 
 
 # --- names people type, files the service keeps ------------------------------------------------------

@@ -396,7 +396,7 @@ def new(request: Request, fields: Form) -> Response:
     try:
         if title:
             name = slug_of(title, {*store.names(KIND), *SHIPPED})
-            if not name or len(title) > TITLE_CHARS:
+            if not name or len(title) > TITLE_CHARS or not title.isprintable():  # no escape code kept in a name
                 raise UserError("edition", Text("web.edition.bad_title", n=TITLE_CHARS))
         if name in SHIPPED:
             raise UserError(source_of(name), Text("web.edition.reserved"))

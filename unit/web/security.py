@@ -262,7 +262,7 @@ class BodyLimit:
         limit = self.larger.get(scope["path"], self.limit)
         headers = dict(scope.get("headers") or [])
         length = headers.get(b"content-length")
-        if length is not None and (not length.isdigit() or int(length) > limit):
+        if length is not None and (not length.isdigit() or len(length) > len(str(limit)) or int(length) > limit):
             return await _too_large(send, self._said(scope, limit))
         if scope["method"] in ("GET", "HEAD"):
             return await self.app(scope, receive, send)

@@ -21,14 +21,21 @@ log = logging.getLogger(__name__)
 
 
 def serve(
-    host: str, port: int, state_dir: str | None, language: str, data_dir: str | None = None, by_default: bool = False
+    host: str,
+    port: int,
+    state_dir: str | None,
+    language: str,
+    data_dir: str | None = None,
+    by_default: bool = False,
+    box: bool | None = None,
 ) -> None:
     """Serve until interrupted; says where, and whether the unit's socket is expected (``by_default``: in the folder
-    ``run`` keeps without ``--state-dir``, which the line says). A port in use or an address that is not this
-    machine's is one line (:func:`listen`), exit status 2: systemd does not restart it for ever."""
+    ``run`` keeps without ``--state-dir``, which the line says). ``box``: whether this is a box's service, whose
+    calculator is written from paired phones only (:func:`unit.web.app.create_app`). A port in use or an address
+    that is not this machine's is one line (:func:`listen`), exit status 2: systemd does not restart it for ever."""
     where = url(host, port)
     listener = listen(host, port, where)
-    app = create_app(state_dir, language, data_dir)
+    app = create_app(state_dir, language, data_dir, box)
     app.state.web.hub.listening = (host, port)  # the unit shows it on its phone screen
     names = guard.BoxNames()  # one source: the addresses said here are the ones the Host check lets in
     checked = guard.HostCheck(app, names, language)
@@ -40,6 +47,8 @@ def serve(
         print(words("web.serving_no_unit"), flush=True)
     else:  # where the unit's socket is looked for: a unit started with another --state-dir is not found
         print(words("web.serving_unit" if by_default else "web.serving_unit_given", dir=escape(state_dir)), flush=True)
+    if not app.state.web.box:  # a laptop's: nobody can pair until a unit runs beside it
+        print(words("web.serving_open"), flush=True)
     # The program as started (its modules, templates, editions) lives as long as the service: a full collection
     # need not look through it again. Without this, one every hundred payments or so took 20 ms of CPU (under
     # 10 % of a core, a payment's 100 ms; benchmarks/web_bank.py); now 3.

@@ -40,7 +40,7 @@ from unit.calculator.rulebook import ActionRefused
 from unit.errors import Text, UserError, said
 from unit.fields import name_key
 from unit.web import bank_page, card_links
-from unit.web.common import Form, Refused, language_of, page, web_of
+from unit.web.common import Form, Refused, language_of, page, web_of, whole
 from unit.web.game import LAST_GAME_COOKIE, Loaded, load, variant_of
 
 #: How many squares the table offers as « recent » (the history's last squares, newest first).
@@ -284,10 +284,10 @@ def show_table(request: Request, loaded: Loaded, status: int = 200, **refusal: A
 
 
 def player_index(request: Request, game: positions.Game) -> int:
-    text = request.path_params["i"]
-    if not (text.isascii() and text.isdigit()) or int(text) >= len(game.players):
+    place = whole(request.path_params["i"], len(game.players))
+    if place is None:
         raise Refused(404, Text("web.refused.not_found"))
-    return int(text)
+    return place
 
 
 def player_page(request: Request) -> Response:
@@ -490,15 +490,11 @@ def show_path(request: Request, loaded: Loaded, view: str, status: int, **refusa
     parts = [unquote(p) for p in safe_view(loaded.name, view).removeprefix(view_path(loaded.name)).split("/") if p]
     game = loaded.game
     try:
-        if (
-            parts[:1] == ["player"]
-            and len(parts) in (2, 3)
-            and parts[1].isdigit()
-            and int(parts[1]) < len(game.players)
-        ):
+        place = whole(parts[1], len(game.players)) if parts[:1] == ["player"] and len(parts) in (2, 3) else None
+        if place is not None:
             if len(parts) == 3 and parts[2] == "buy":
-                return show_buy(request, loaded, int(parts[1]), status, **refusal)
-            return show_player(request, loaded, int(parts[1]), status, **refusal)
+                return show_buy(request, loaded, place, status, **refusal)
+            return show_player(request, loaded, place, status, **refusal)
         if parts[:1] == ["square"] and len(parts) == 2:
             return show_square(request, loaded, rules.of(game).find(game, parts[1], "square"), status, **refusal)
         if parts[:1] == ["trade"] and len(parts) == 2:
