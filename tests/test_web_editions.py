@@ -424,7 +424,7 @@ def test_a_typed_amount_gets_the_loaders_verdict_and_message(field, typed, lang)
         f"districts[0].rents[{field.removeprefix('rent')}]" if field.startswith("rent") else f"districts[0].{field}"
     )
     try:
-        edition.money.parse(typed.strip(), f"x.edition.yaml: groups[0].{place}", lang)
+        edition.money.parse(typed.strip(), f"x.edition.yaml: groups[0].{place}", lang, typed=False)
     except UserError as error:
         assert errors == {field: error.message} and result is None
     else:

@@ -115,10 +115,20 @@ def _parse_text(text: str, where: str, words: Callable[..., str], typed: bool) -
         written = re.sub(r"[.,]", words("decimal_mark"), text)  # 1,5M in French, 1.5M in English
         raise UserError(where, words("ambiguous", text=text, written=written))
     if text.lstrip().startswith(("-", "−")):  # typed: the command line's sentence, on the page too (issue 27)
-        if typed:
-            raise UserError(where, words("minus", typed=text.strip(), amount=text.strip()[1:].strip()))
+        rest = text.strip()[1:].strip()
+        if typed and rest and not rest.startswith(("-", "−")) and _reads(rest, where, words):
+            raise UserError(where, words("minus", typed=text.strip(), amount=rest))
         raise UserError(where, words("negative", got=text))
     raise UserError(where, words("expected_text", got=repr(text)))
+
+
+def _reads(text: str, where: str, words: Callable[..., str]) -> bool:
+    """Whether ``text`` is an amount: « -500k » is then told « écrivez 500k », and « - » alone is not."""
+    try:
+        _parse_text(text, where, words, typed=False)
+    except UserError:
+        return False
+    return True
 
 
 #: Under this, a Monopoly City amount typed as a bare number is asked back: nothing there costs less (« M 10k »).
