@@ -50,6 +50,8 @@ buttons: {pressed: high}
 """
 BAD_CONFIG = GUEST_CONFIG.replace("led: 6", "led: 40")
 AUCTION_SECONDS = 50.0
+#: The game the phone pays in until the power is cut (its file: ``coupure.game.yaml``).
+PAYMENTS_GAME = "Coupure"
 #: How a phone on the table's network names the box: its address on QEMU's user network and the service's port.
 #: The host reaches it through a forwarded port of its own, but the web service answers only to its own names and
 #: addresses with its own port (unit.web.guard.HostCheck), so the requests say this Host, as a phone's would.
@@ -254,6 +256,46 @@ class Phone:
         return None
 
 
+class Payments:
+    """A banker paying on the phone, on a thread: the game's page (its version), then one GO salary for the first
+    player, again and again until the box goes away. Each payment answered 303 is kept with the host's time."""
+
+    def __init__(self, phone: Phone, path: str):
+        self.phone = phone
+        self.path = path  # /games/NAME
+        self.answered: list[float] = []
+        self.refused: list[str] = []  # other answers, « status: location »
+        self.in_flight = False  # a payment sent and not yet answered (when the power is cut)
+        self._thread = threading.Thread(target=self._run, name="payments", daemon=True)
+
+    def start(self) -> None:
+        self._thread.start()
+
+    def alive(self) -> bool:
+        return self._thread.is_alive()
+
+    def _run(self) -> None:
+        try:
+            while True:
+                _, _, page = self.phone.request("GET", self.path)
+                version = re.search(r'name="version" value="([^"]+)"', page)
+                csrf = re.search(r'data-csrf="([^"]+)"', page)
+                if version is None or csrf is None:
+                    self.refused.append(f"{self.path} has no version or CSRF token")
+                    return
+                form = {"csrf": csrf[1], "version": version[1], "action": "player", "player": "0", "op": "salary"}
+                self.in_flight = True
+                status, where, _ = self.phone.request("POST", f"{self.path}/bank", form)
+                self.in_flight = False
+                if status == 303:
+                    self.answered.append(time.monotonic())
+                else:
+                    self.refused.append(f"{status}: {where}")
+                    time.sleep(1)
+        except (OSError, http.client.HTTPException):
+            return  # the power was cut
+
+
 def state_is(state: str) -> Callable[[dict[str, Any]], bool]:
     return lambda record: record.get("kind") in ("state", "snapshot") and record.get("state") == state
 
@@ -308,6 +350,7 @@ class SystemTest:
         self.sources = sources
         self.log = log
         self.phone = Phone(0)
+        self.payments: Payments | None = None  # the GO salaries tapped until the power cut
         self.ready_at = 0.0  # host time the game started (the power key's press reached the unit)
 
     def boot(self, why: str) -> None:
@@ -468,6 +511,55 @@ class SystemTest:
         )
 
     # 4. power cuts ---------------------------------------------------------------------------------
+
+    def start_payments(self) -> None:
+        """A banker taps GO salaries on the paired phone, one after another, until the power is cut (issue 28):
+        the cut that follows comes during the payments."""
+        phone = self.phone
+        form = {"csrf": phone.csrf(), "title": PAYMENTS_GAME, "edition": "classic-fr", "players": "Alice, Bruno"}
+        status, where, _ = phone.request("POST", "/games", form)
+        if status != 303 or not where.startswith("/games/"):
+            self.report.fail("payments", f"POST /games « {PAYMENTS_GAME} »: {status} {where}")
+            return
+        self.payments = Payments(phone, where.split("?")[0])
+        self.payments.start()
+        end = time.monotonic() + 180
+        while time.monotonic() < end and len(self.payments.answered) < 3 and self.payments.alive():
+            time.sleep(0.5)
+        answered = len(self.payments.answered)
+        self.report.check(
+            "payments",
+            answered >= 3,
+            f"{answered} GO salaries tapped on {where.split('?')[0]} answered 303 so far; the taps go on until the cut"
+            + (f" (last refusal: {self.payments.refused[-1]})" if self.payments.refused else ""),
+        )
+
+    def payments_kept(self) -> None:
+        """After the reboot: the game loads, and every payment answered 303 before the cut is in it."""
+        payments = self.payments
+        if payments is None:
+            self.report.fail("payments after the cut", "no payments were tapped")
+            return
+        answered, in_flight = len(payments.answered), payments.in_flight
+        path = f"{WEB_STATE}/calculator/{payments.path.rsplit('/', 1)[-1]}.game.yaml"
+        said = self.guest.ssh(f"sudo monopoly-city --lang en history {path} --json", check=False)
+        try:
+            entries = json.loads(said.stdout)["history"]
+        except (ValueError, KeyError, TypeError):
+            entries = None
+        cash = self.guest.out(f"sudo monopoly-city --lang en fortune {path}", check=False).strip().splitlines()
+        found = len(entries) if isinstance(entries, list) else None
+        self.report.check(
+            "payments after the cut",
+            found is not None and answered <= found <= answered + (1 if in_flight else 0),
+            f"{answered} payments answered 303 before the cut, "
+            f"{'one more under way' if in_flight else 'none under way'} when it came; after the reboot the game "
+            + (
+                f"loads with {found} entries in its history (monopoly-city history --json); {cash[:1]}"
+                if found is not None
+                else f"does not load: {said.stderr.decode(errors='replace').strip()[-200:]}"
+            ),
+        )
 
     def cut_in_game(self) -> float | None:
         """Pull the plug mid-game, right after a periodic save; the seconds played at the cut."""
@@ -744,9 +836,11 @@ def _run_checks(test: SystemTest, step: Callable[..., Any]) -> None:
     step(test.auction)
     step(test.phone_edition)
     step(test.least_privilege)
+    step(test.start_payments)
     played = step(test.cut_in_game)
     test.boot("after the power cut")
     step(test.resumed, played, "resume")
+    step(test.payments_kept)
     step(test.cut_during_save)
     test.boot("after the cut during a save")
     step(test.resumed, None, "readable game")
