@@ -180,6 +180,17 @@ ALLOWED: dict[str, tuple[int, int]] = {
     "undo the last 3": (3, 0),
 }
 
+#: The transactions whose amount is typed besides the taps (« 3 taps + amount » in the issue's table).
+WITH_AMOUNT = {"transfer between players", "auction sale after the box's countdown", "trade of one square for money"}
+
+
+def allowed_said(what: str) -> str:
+    """The table's « at most » for ``what``, as :meth:`Count.said` says a count."""
+    taps, letters = ALLOWED[what]
+    said = f"{taps} tap{'s' if taps != 1 else ''}" + (f" + {letters} letters" if letters else "")
+    return said + (" + amount" if what in WITH_AMOUNT else "")
+
+
 #: The same script's figures on the pages before the redesign (commit 897c142; the « today » flows of that
 #: commit's version of this file).
 TODAY: dict[str, str] = {
@@ -339,17 +350,16 @@ def over(counts: dict[str, Count]) -> list[str]:
         if count is None:
             wrong.append(f"{what}: not played")
         elif count.taps > taps or count.letters > letters or count.scroll:
-            allowed = f"at most {taps} taps{f' + {letters} letters' if letters else ''}"
-            wrong.append(f"{what}: {count.said()} ({allowed}; {'; '.join(count.notes)})")
+            wrong.append(f"{what}: {count.said()} (at most {allowed_said(what)}; {'; '.join(count.notes)})")
     return wrong
 
 
 def table(counts: dict[str, Count]) -> list[tuple[str, str, str, str]]:
     """The issue's table: each transaction, today's count, the count now, what is allowed."""
     rows = []
-    for what, (taps, letters) in ALLOWED.items():
+    for what in ALLOWED:
         now = counts[what].said() if what in counts else "not played"
-        rows.append((what, TODAY.get(what, ""), now, f"{taps} taps" + (f" + {letters} letters" if letters else "")))
+        rows.append((what, TODAY.get(what, ""), now, allowed_said(what)))
     return rows
 
 

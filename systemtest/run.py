@@ -2,7 +2,8 @@
 
 Debian 12 arm64 under ``qemu-system-aarch64 -M virt`` (TCG), a real kernel GPIO chip (QEMU's PL061), real
 systemd, polkit and lgpio. The image is cached (systemtest/image.py); each run boots a copy-on-write copy
-of it five times: install, then unplugged at once; play; resume after a power cut; a cut during a save,
+of it five times: install, then unplugged at once; play, and pay on the phone; resume after a power cut during
+the payments, every payment answered before it kept; a cut during a save,
 the watchdog, the bad configuration, the broken state folder and the shutdown button; the uninstall.
 One line per check; the exit status is 1 when any check failed. How it works and how to debug it:
 docs/dev/system-test.md.
