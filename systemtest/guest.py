@@ -1,8 +1,9 @@
-"""The virtual Raspberry Pi: one QEMU process on a throw-away copy of the image, driven over SSH and QMP.
+"""The virtual Raspberry Pi: one QEMU process on a throw-away copy of the image, driven over SSH, QMP and qtest.
 
 Each :meth:`Guest.boot` starts QEMU on the same copy-on-write disk (``qemu-img create -b``), so what the
 test installed survives a power cut (:meth:`Guest.cut`: QEMU killed, nothing flushed) and a poweroff, as
-on a real SD card. The serial console of each boot goes to ``console-N.log`` in the run folder.
+on a real SD card. The buttons are pressed on the PL061 GPIO chip's lines through QEMU's qtest socket
+(:meth:`Guest.press`). The serial console of each boot goes to ``console-N.log`` in the run folder.
 """
 
 from __future__ import annotations
@@ -46,6 +47,9 @@ class Guest:
         self.web_port = 0
         self._qmp: socket.socket | None = None
         self._qmp_file: Any = None
+        self._qtest: socket.socket | None = None
+        self._qtest_file: Any = None
+        self._pl061 = ""  # the GPIO chip's QOM path, found once per boot
 
     @property
     def console(self) -> Path:
@@ -61,8 +65,9 @@ class Guest:
         """Start QEMU and wait for SSH; the seconds it took."""
         self.boots += 1
         self.ssh_port, self.web_port = free_port(), free_port()
-        qmp = self.folder / "qmp.sock"
+        qmp, qtest = self.folder / "qmp.sock", self.folder / "qtest.sock"
         qmp.unlink(missing_ok=True)
+        qtest.unlink(missing_ok=True)
         forward = f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,hostfwd=tcp:127.0.0.1:{self.web_port}-:8080"
         command = [
             "qemu-system-aarch64", *MACHINE,
@@ -73,6 +78,8 @@ class Guest:
             "-netdev", f"user,id=net,{forward}", "-device", "virtio-net-pci,netdev=net,romfile=",
             "-device", "virtio-rng-pci",
             "-qmp", f"unix:{qmp},server=on,wait=off",
+            # qtest beside TCG (the guest runs as ever): the buttons' PL061 lines, driven like fingers would.
+            "-accel", "tcg", "-qtest", f"unix:{qtest},server=on,wait=off", "-qtest-log", "/dev/null",
             "-serial", f"file:{self.console}", "-display", "none", "-monitor", "none", "-no-reboot",
         ]  # fmt: skip
         self.log.write(f"\n$ {shlex.join(command)}\n")
@@ -147,16 +154,48 @@ class Guest:
                 raise GuestError(f"QMP {message['execute']}: {reply['error']}")
             # an event (POWERDOWN, SHUTDOWN...): not the answer
 
-    def press_power_key(self) -> None:
-        """QEMU's power key: line 3 of the PL061 GPIO chip goes high for 100 ms (``system_powerdown``)."""
-        self.qmp("system_powerdown")
+    # --- the buttons: QEMU's qtest protocol on the PL061's lines ------------------------------------
+
+    def gpio_chip(self) -> str:
+        """The QOM path of the virt machine's PL061 GPIO chip, asked of QMP once per boot."""
+        if not self._pl061:
+            for item in self.qmp("qom-list", path="/machine/unattached"):
+                path = f"/machine/unattached/{item['name']}"
+                if item["name"].startswith("device[") and self.qmp("qom-get", path=path, property="type") == "pl061":
+                    self._pl061 = path
+                    break
+            else:
+                raise GuestError("QEMU's machine has no PL061 GPIO chip")
+        return self._pl061
+
+    def set_line(self, line: int, high: bool) -> None:
+        """One PL061 input line driven high or low (qtest's ``set_irq_in``): the guest's kernel sees the edge
+        as an interrupt, as it would a button wired to that line."""
+        chip = self.gpio_chip()
+        if self._qtest is None:
+            self._qtest = socket.socket(socket.AF_UNIX)
+            self._qtest.connect(str(self.folder / "qtest.sock"))
+            self._qtest_file = self._qtest.makefile("rw")
+        self._qtest_file.write(f"set_irq_in {chip} unnamed-gpio-in {line} {int(high)}\n")
+        self._qtest_file.flush()
+        reply = self._qtest_file.readline().strip()
+        if reply != "OK":
+            raise GuestError(f"qtest set_irq_in {chip} line {line}: {reply or 'no answer'}")
+
+    def press(self, line: int, seconds: float = 0.1) -> None:
+        """A finger on the button of GPIO ``line``: high for ``seconds``, then low (``buttons.pressed: high``)."""
+        self.set_line(line, True)
+        time.sleep(seconds)
+        self.set_line(line, False)
 
     # --- the end of a boot -------------------------------------------------------------------------
 
     def _forget_qmp(self) -> None:
-        if self._qmp is not None:
-            self._qmp.close()
+        for link in (self._qmp, self._qtest):
+            if link is not None:
+                link.close()
         self._qmp, self._qmp_file = None, None
+        self._qtest, self._qtest_file, self._pl061 = None, None, ""
 
     def cut(self) -> None:
         """A pulled plug: QEMU killed, the guest's unwritten data lost."""

@@ -4,10 +4,6 @@
 lines (``time name hi|lo``, on the guest's monotonic clock) to OUT: the LED and buzzer lines as the
 kernel sees them, driven by lgpio.
 
-``hold BUTTON SECONDS``: holds one of the unit's buttons down that long, through the unit's own socket
-(``unit.sock`` in its state folder, what the phone's remote uses): a long press, which QEMU's power key
-(a 100 ms pulse) cannot give.
-
 ``cut-during-save DIR``: waits for the unit's atomic write of ``game.json`` to be under way (its
 temporary ``.game-*.tmp`` exists) and resets the machine at once, without syncing: a power cut in the
 middle of a save (QEMU runs with ``-no-reboot``, so it exits).
@@ -41,18 +37,6 @@ def watch(out_path: str, names: list[str]) -> None:
             time.sleep(0.002)
 
 
-def hold(button: str, seconds: float) -> None:
-    import json
-    import socket
-
-    with socket.socket(socket.AF_UNIX) as link:
-        link.connect("/var/lib/monopoly-city/unit.sock")
-        link.sendall((json.dumps({"press": button}) + "\n").encode())
-        time.sleep(seconds)
-        link.sendall((json.dumps({"release": button}) + "\n").encode())
-        time.sleep(0.5)  # the release read before the socket closes
-
-
 def cut_during_save(folder: str) -> None:
     while True:
         if any(name.startswith(".game-") and name.endswith(".tmp") for name in os.listdir(folder)):
@@ -63,7 +47,5 @@ def cut_during_save(folder: str) -> None:
 if __name__ == "__main__":
     if sys.argv[1] == "watch":
         watch(sys.argv[2], sys.argv[3:])
-    elif sys.argv[1] == "hold":
-        hold(sys.argv[2], float(sys.argv[3]))
     elif sys.argv[1] == "cut-during-save":
         cut_during_save(sys.argv[2])

@@ -40,8 +40,8 @@ WEB_STATE = "/var/lib/monopoly-city-web"  # the web service's own folder: its se
 WEB_USER = "monopoly-city-web"
 TOOLS = "/usr/local/lib/system-test/guest_tools.py"
 GIT_REPO = "/srv/git/monopoly-city-unit.git"
-#: The table's configuration in the guest: QEMU's PL061 has 8 lines, and its line 3 is the power key that
-#: ``system_powerdown`` pulses high, like a TTP223 touch button (buttons.pressed: high).
+#: The table's configuration in the guest: QEMU's PL061 has 8 lines, each pressed high through qtest, like a
+#: TTP223 touch button (buttons.pressed: high).
 GUEST_CONFIG = """\
 # The system test's table (systemtest/run.py): QEMU's GPIO chip has 8 lines; line 3 is its power key,
 # which gives a high level when pressed, like a touch button.
@@ -57,8 +57,8 @@ PAYMENTS_GAME = "Coupure"
 #: The host reaches it through a forwarded port of its own, but the web service answers only to its own names and
 #: addresses with its own port (unit.web.guard.HostCheck), so the requests say this Host, as a phone's would.
 GUEST_HOST = "10.0.2.15:8080"
-#: The PL061 lines as gpiozero numbers them here (GPIOn is line n of gpiochip0).
-LINES = {"power": 3, "led": 6, "buzzer": 7}
+#: The PL061 lines as gpiozero numbers them here (GPIOn is line n of gpiochip0): GUEST_CONFIG's pins.
+LINES = {"power": 3, "auction": 4, "build": 5, "led": 6, "buzzer": 7}
 
 
 # --- what the host prepares -----------------------------------------------------------------------
@@ -431,20 +431,49 @@ class SystemTest:
             " (the service has CPUQuota=10%: under emulation its start-up is slow)",
         )
 
-    # 3. the power key on the GPIO chip, then an auction from the phone ------------------------------
+    # 3. the buttons on the GPIO chip, then an auction from the phone --------------------------------
 
-    def power_on(self) -> None:
+    def watch(self) -> None:
+        """The host's eyes from the welcome screen on: the GPIO watcher in the guest, the live stream."""
         start_watching(self.guest)
         self.phone.listen()
         if self.phone.wait(lambda record: True, 30) is None:  # the stream's first record: the unit's state
             self.report.fail("live stream", "no record from /events in 30 s")
+
+    def settings_menu(self) -> None:
+        """ENCHÈRES held on the welcome screen opens the settings, CONSTRUCTION changes one, ON/OFF leaves: each
+        a finger on its PL061 line (qtest), seen on the live stream."""
+        guest, phone = self.guest, self.phone
+        held = time.monotonic()
+        guest.press(LINES["auction"], 2.5)
+        opened = phone.wait(state_is("settings"), 10, after=held)
         pressed = time.monotonic()
-        self.guest.press_power_key()
+        guest.press(LINES["build"])
+        changed = phone.wait(lambda r: r.get("kind") == "settings", 10, after=pressed)
+        record = next(
+            (r for t, r in list(phone.records) if changed and t >= changed and r.get("kind") == "settings"), {}
+        )
+        minutes = record.get("values", {}).get("game", {}).get("minutes")
+        leaving = time.monotonic()
+        guest.press(LINES["power"])
+        left = phone.wait(state_is("off"), 10, after=leaving)
+        self.report.check(
+            "settings menu",
+            bool(opened and changed and left),
+            f"ENCHÈRES held 2.5 s on line {LINES['auction']}: the settings "
+            + (f"{opened - held:.2f} s after the press began" if opened else "never opened")
+            + f"; CONSTRUCTION on line {LINES['build']}: the game's length now {minutes} min"
+            + f"; ON/OFF on line {LINES['power']}: {'the welcome screen again' if left else 'still in the menu'}",
+        )
+
+    def power_on(self) -> None:
+        pressed = time.monotonic()
+        self.guest.press(LINES["power"])
         ready = self.phone.wait(state_is("ready"), 15, after=pressed)
         if not self.report.check(
             "power key",
             ready is not None,
-            "QEMU's line 3 pulsed high 100 ms (system_powerdown): welcome -> ready "
+            f"ON/OFF pressed 100 ms on line {LINES['power']} (qtest): welcome -> ready "
             + (f"on the live stream {ready - pressed:.2f} s later" if ready else "never"),
         ):
             return
@@ -458,6 +487,40 @@ class SystemTest:
             len(buzzer) >= 2,
             f"{len(buzzer)} changes of GPIO line {LINES['buzzer']} read in /sys/kernel/debug/gpio "
             f"while the unit played « power_on » (stream: {'yes' if sound else 'no'})",
+        )
+
+    def build_and_cancel(self) -> None:
+        """CONSTRUCTION draws the buildings; ENCHÈRES starts an auction, and held 2.5 s cancels it: on the stream,
+        and on the LED's line, lit then dark."""
+        guest, phone = self.guest, self.phone
+        marker = float(guest.out("python3 -c 'import time; print(time.monotonic())'").strip())
+        pressed = time.monotonic()
+        guest.press(LINES["build"])
+        drawn = phone.wait(lambda r: r.get("kind") == "build", 15, after=pressed)
+        result = next((r.get("result") for t, r in list(phone.records) if drawn and t >= drawn and "result" in r), None)
+        self.report.check(
+            "build draw",
+            drawn is not None,
+            f"CONSTRUCTION on line {LINES['build']}: "
+            + (f"« {result} » drawn, on the stream {drawn - pressed:.2f} s after the press" if drawn else "no draw"),
+        )
+        time.sleep(1)
+        pressed = time.monotonic()
+        guest.press(LINES["auction"])
+        counting = phone.wait(state_is("countdown"), 10, after=pressed)
+        time.sleep(2)
+        held = time.monotonic()
+        guest.press(LINES["auction"], 2.5)
+        cancelled = phone.wait(lambda r: r.get("kind") == "sound" and r.get("name") == "cancelled", 10, after=held)
+        ready = phone.wait(state_is("ready"), 10, after=held)
+        time.sleep(1)
+        led = [level for t, name, level in watched_lines(guest) if name == "led" and t >= marker]
+        self.report.check(
+            "auction cancelled",
+            bool(counting and cancelled and ready and led[:1] == ["hi"] and led[-1:] == ["lo"]),
+            f"ENCHÈRES on line {LINES['auction']}: {'a countdown' if counting else 'no countdown'}; held 2.5 s: "
+            + (f"« cancelled » {cancelled - held:.2f} s after the press began" if cancelled else "not cancelled")
+            + f"; LED line {LINES['led']}: {len(led)} changes, {'dark' if led[-1:] == ['lo'] else 'not dark'} after",
         )
 
     def auction(self) -> None:
@@ -668,15 +731,20 @@ class SystemTest:
     def shutdown(self) -> None:
         guest = self.guest
         started = time.monotonic()
-        guest.ssh(f"sudo python3 {TOOLS} hold power 4", check=False, timeout=60)  # held 3 s: shut down
+        guest.set_line(LINES["power"], True)  # held 3 s: shut down
+        time.sleep(4)
+        try:
+            guest.set_line(LINES["power"], False)
+        except (GuestError, OSError):
+            pass  # QEMU already gone: the machine powered off
         off = guest.wait_exit(180)
         console = guest.console_text()
         hook = re.search(r"system-shutdown/monopoly-city (succeeded|failed with exit status \d+)", console)
         self.report.check(
             "shutdown",
             off,
-            f"ON/OFF held 4 s: QEMU exited {time.monotonic() - started:.0f} s after the press (systemctl poweroff "
-            "as the service's user, allowed by the polkit rule)"
+            f"ON/OFF held 4 s on line {LINES['power']}: QEMU exited {time.monotonic() - started:.0f} s after the press "
+            "(systemctl poweroff as the service's user, allowed by the polkit rule)"
             if off
             else "the guest did not power off in 180 s",
         )
@@ -833,7 +901,10 @@ def _run_checks(test: SystemTest, step: Callable[..., Any]) -> None:
     test.guest.cut()  # unplugged as soon as the install said it was done
     test.boot("unplugged right after the install")
     step(test.services)
+    step(test.watch)
+    step(test.settings_menu)
     step(test.power_on)
+    step(test.build_and_cancel)
     step(test.auction)
     step(test.phone_edition)
     step(test.least_privilege)
