@@ -431,6 +431,29 @@ class SystemTest:
             " (the service has CPUQuota=10%: under emulation its start-up is slow)",
         )
 
+    def start_up(self) -> None:
+        """From the plug to the welcome screen: the unit waits for no network (issue 29). Its READY and
+        ``multi-user.target`` on the guest's monotonic clock, which starts with the kernel; a ratio, since TCG
+        is slow."""
+        guest = self.guest
+
+        def entered(unit: str) -> float:
+            value = show(guest, unit, "ActiveEnterTimestampMonotonic").get("ActiveEnterTimestampMonotonic", "0")
+            return int(value or 0) / 1e6
+
+        ready, everything = entered(f"{UNIT}.service"), entered("multi-user.target")
+        network = entered("network-online.target")
+        after = show(guest, UNIT, "After").get("After", "").split()
+        waits = [name for name in after if name.startswith(("network", "systemd-networkd", "NetworkManager"))]
+        self.report.check(
+            "start-up",
+            ready > 0 and not waits,
+            f"READY {ready:.1f} s after the kernel started, multi-user.target {everything:.1f} s "
+            f"(ratio {ready / everything if everything else float('nan'):.2f}); network-online.target "
+            + (f"{network:.1f} s" if network else "not reached")
+            + f"; the unit is ordered after {', '.join(waits) if waits else 'no network target'}",
+        )
+
     # 3. the buttons on the GPIO chip, then an auction from the phone --------------------------------
 
     def watch(self) -> None:
@@ -901,6 +924,7 @@ def _run_checks(test: SystemTest, step: Callable[..., Any]) -> None:
     test.guest.cut()  # unplugged as soon as the install said it was done
     test.boot("unplugged right after the install")
     step(test.services)
+    step(test.start_up)
     step(test.watch)
     step(test.settings_menu)
     step(test.power_on)
