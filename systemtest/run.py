@@ -634,7 +634,8 @@ class SystemTest:
             entries = json.loads(said.stdout)["history"]
         except (ValueError, KeyError, TypeError):
             entries = None
-        cash = self.guest.out(f"sudo monopoly-city --lang en fortune {path}", check=False).strip().splitlines()
+        fortunes = self.guest.out(f"sudo monopoly-city --lang en fortune {path}", check=False).splitlines()
+        alice = next((line.strip() for line in fortunes if "Alice" in line), "Alice: no fortune")
         found = len(entries) if isinstance(entries, list) else None
         self.report.check(
             "payments after the cut",
@@ -642,7 +643,7 @@ class SystemTest:
             f"{answered} payments answered 303 before the cut, "
             f"{'one more under way' if in_flight else 'none under way'} when it came; after the reboot the game "
             + (
-                f"loads with {found} entries in its history (monopoly-city history --json); {cash[:1]}"
+                f"loads with {found} entries in its history (monopoly-city history --json); « {alice} »"
                 if found is not None
                 else f"does not load: {said.stderr.decode(errors='replace').strip()[-200:]}"
             ),
