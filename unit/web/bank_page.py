@@ -1,7 +1,7 @@
-"""What the game page shows of the table's bank (issue 22): the taps with their prices, the history, the sale.
+"""What the game's views show of the table's bank (issue 22): the taps with their prices, the history, the sale.
 
-The game page (:mod:`unit.web.game`) and the rent page ask this module for the bank's part of their
-values; the taps post to :mod:`unit.web.bank`, which applies them with :mod:`unit.calculator.bank`.
+The views (:mod:`unit.web.table`) and the rent page (:mod:`unit.web.reports`) ask this module for the bank's part
+of their values; the taps post to :mod:`unit.web.bank`, which applies them with :mod:`unit.calculator.bank`.
 Nothing here decides what is allowed: a price on a button is read from the edition and the rule modules
 (the same figures the bank will take), and a tap the rules refuse comes back with the rule's sentence.
 
@@ -46,7 +46,7 @@ def page_words(words: i18n.Words) -> Say:
     return say
 
 
-#: The history shown on the game page (newest first); ``?history=all`` shows every entry.
+#: The history shown on its view (newest first); ``?history=all`` shows every entry.
 HISTORY_SHOWN = 30
 #: The most entries ``?undone=K`` may say were taken back (an undo takes at most 9,999: unit/web/bank.py).
 MAX_UNDONE = 10_000
@@ -217,44 +217,8 @@ def history(game: positions.Game, everything: bool = False, lang: str = "fr", li
     return [line(game, n, lang, lines) for n in range(len(entries), first, -1)]
 
 
-def mortgages_paid(game: positions.Game) -> tuple[tuple[str, int | None], ...]:
-    """Each square mortgaged now, with what the bank paid for it (the history's last mortgage of it; None when the
-    history has none): what lifting it costs (:func:`unit.calculator.bank.lift_cost`) follows from it, and it is all
-    the taps read of the history."""
-    mortgaged = [h.name for p in game.players for h in p.holdings if h.mortgaged]
-    if not mortgaged:
-        return ()
-    paid: dict[str, int] = {}
-    for entry in reversed(game.history):  # one walk for them all, back to the oldest mortgage needed
-        if (
-            entry.what == "mortgage"
-            and entry.square is not None
-            and entry.square in mortgaged
-            and entry.square not in paid
-        ):
-            paid[entry.square] = entry.payment.amount
-            if len(paid) == len(mortgaged):
-                break
-    return tuple((square, paid.get(square)) for square in mortgaged)
-
-
-def position_values(game: positions.Game, variant: str | None, lang: str) -> dict[str, Any]:
-    """The bank's part of the game page that follows from the position alone (who holds what, built how, and
-    :func:`mortgages_paid`), never from the cash: each card's and player's taps, and the squares for sale."""
-    cards: dict[str, list[Tap]] = {}
-    for player in game.players:
-        for holding in player.holdings:
-            name = holding.district if isinstance(holding, positions.CityHolding) else holding.square
-            cards[name] = card_taps(game, player, holding, variant, lang)
-    return {
-        "bank_cards": cards,
-        "bank_players": {p.name: player_taps(game, p, lang) for p in game.players},
-        "bank_for_sale": for_sale(game, lang),
-    }
-
-
 def history_values(game: positions.Game, query: dict[str, str], lang: str, lines: Keep | None = None) -> dict[str, Any]:
-    """The bank's part of the game page that follows from the history: its newest entries, and the entry just
+    """The bank's part of every view that follows from the history: its newest entries, and the entry just
     recorded (``?done=N``, N the history's length then) or the count just undone (``?undone=K``)."""
     last = None
     if game.history and whole(query.get("done"), len(game.history) + 1) == len(game.history):
@@ -265,11 +229,6 @@ def history_values(game: positions.Game, query: dict[str, str], lang: str, lines
         "bank_last": last,
         "bank_undone": whole(query.get("undone"), MAX_UNDONE) or 0,
     }
-
-
-def values(game: positions.Game, query: dict[str, str], variant: str | None, lang: str) -> dict[str, Any]:
-    """The bank's part of the game page: :func:`position_values` and :func:`history_values`."""
-    return position_values(game, variant, lang) | history_values(game, query, lang)
 
 
 def payers(game: positions.Game, report: RentReport | None, lang: str) -> list[dict[str, Any]]:
