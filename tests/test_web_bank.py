@@ -565,10 +565,10 @@ def test_whatever_the_phones_tap_the_cash_and_the_bank_stay_consistent(taps, tmp
 
 @settings(max_examples=25, deadline=None)
 @given(taps=st.lists(FIELDS, max_size=10))
-def test_the_game_page_put_together_from_kept_parts_is_the_page_rendered_afresh(taps, tmp_path_factory):
-    """Each player's part and each card of the game page is kept for what it shows (unit/web/game.py): whatever
-    the taps, the page served is the page rendered with nothing kept, refusals and questions included; and the
-    players' names that look like the marks where the token, the version and the cards go are only names."""
+def test_a_view_put_together_from_kept_lines_is_the_view_rendered_afresh(taps, tmp_path_factory):
+    """Each history line in words is kept by its entry (unit/web/caches.py, PartCache): whatever the taps, the view
+    served is the view rendered with nothing kept, refusals and questions included; and the players' names that
+    look like the token, the version or the markup are only names."""
     data = tmp_path_factory.mktemp("data")
     (data / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
     app = create_app(None, "fr", data)

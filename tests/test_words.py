@@ -507,4 +507,4 @@ def test_elision_leaves_numbers_identifiers_and_players_lowercase_alone():
         "un nombre entier de 1 à 8 était attendu, pas x"
     )
     assert w("calculator.game.one_of", x="active, passive", got="1").startswith("attendu l'un de active")
-    assert w("web.bank.gets_from", o="Alice") == "reçoit d'Alice"
+    assert w("bank.can_sell", s="Avenue Mozart").endswith("d'Avenue Mozart")

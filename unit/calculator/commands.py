@@ -222,10 +222,14 @@ class SaidProblem:
     message: str
 
 
-def problems_of(game: positions.Game, variant: str | None, language: str) -> list[SaidProblem]:
-    """The position's broken rules in ``language`` (``variant``: classic only, ``timed`` or ``quick``)."""
+def problems_of(
+    game: positions.Game, variant: str | None, language: str, kind: Rules | None = None
+) -> list[SaidProblem]:
+    """The position's broken rules in ``language`` (``variant``: classic only, ``timed`` or ``quick``; ``kind``: the
+    game's rules, as the caller looked them up once)."""
     w = i18n.words(language)
-    return [SaidProblem(p.player, p.square, p.rule, p.message.say(w)) for p in check_report(game, variant).problems]
+    problems = check_report(game, variant, kind).problems
+    return [SaidProblem(p.player, p.square, p.rule, p.message.say(w)) for p in problems]
 
 
 def check_object(report: CheckReport, w: i18n.Words) -> dict[str, Any]:

@@ -108,7 +108,8 @@ def status(error: UserError) -> int:
 class GameFile:
     """A game file as read (or as just written): its bytes, the game, its ``edition:`` as written, and whether the
     bytes are exactly what :func:`unit.calculator.position.dumps` writes for the game (``written``: this module
-    wrote them, so their history need not be looked through, nor their start and history compared again)."""
+    wrote them, so their history need not be looked through, nor their start and history compared again).
+    ``known_rules``: the game's rules when the caller has looked them up already (a page's, the file just written)."""
 
     path: Path
     data: bytes
@@ -116,6 +117,7 @@ class GameFile:
     edition_ref: str
     written: bool = False
     source: str = field(default="", compare=False)
+    known_rules: Rules | None = field(default=None, compare=False, repr=False)
 
     @property
     def version(self) -> str:
@@ -127,8 +129,8 @@ class GameFile:
 
     @cached_property
     def rules(self) -> Rules:
-        """The game's rules, looked up once for the file."""
-        return rules.of(self.game)
+        """The game's rules, looked up once for the file (or given)."""
+        return self.known_rules if self.known_rules is not None else rules.of(self.game)
 
     @cached_property
     def differences(self) -> tuple[ledger.Difference, ...]:
@@ -226,7 +228,7 @@ def record(
         if room is not None:
             room(len(encoded))
         _write(where, name, encoded)
-    return Recorded(GameFile(where, encoded, after, file.edition_ref, True, name), result, hand)
+    return Recorded(GameFile(where, encoded, after, file.edition_ref, True, name, kind), result, hand)
 
 
 def apply(

@@ -137,10 +137,10 @@ def amount_of(game_: positions.Game | None, text: str, field: str, language: str
     return amount
 
 
-def action_of(game_: positions.Game, form: Form, language: str) -> tuple[Action, str]:
-    """The bank's action the form asks for, and the page's field a refusal is about."""
+def action_of(game_: positions.Game, kind: Rules, form: Form, language: str) -> tuple[Action, str]:
+    """The bank's action the form asks for, and the page's field a refusal is about (``kind``: the game's rules)."""
     what = form.get("action", "")
-    variant = game.variant_of(game_, form.get("variant"))
+    variant = game.variant_of(kind, form.get("variant"))
     if what == "square":
         square, op = form.get("square", ""), form.get("op", "")
         if op not in CARD_OPS:
@@ -228,7 +228,7 @@ def correction_of(game_: positions.Game, kind: Rules, form: Form, language: str)
         key, value = form.get("key", ""), form.get("value", "")
         if "kv" in form:  # a tap on a card: « residential=4 »
             key, _, value = form["kv"].partition("=")
-        return correction(square, key, value, kind, game.variant_of(game_, form.get("variant")), language), field
+        return correction(square, key, value, kind, game.variant_of(kind, form.get("variant")), language), field
     raise TapRefused(i18n.words(language)("web.calc.unknown_action"))
 
 
@@ -345,7 +345,7 @@ def _act(request: Request, loaded: game.Loaded, form: Form) -> Response:
         undone = write(request, loaded, undoing(count), "", record_hand=False).result
         query = {"undone": str(len(undone.entries))}
     else:
-        action, field = action_of(loaded.game, form, lang)
+        action, field = action_of(loaded.game, loaded.rules, form, lang)
         try:
             done = write(request, loaded, applying(action), field, not isinstance(action, actions.RecordHandChange))
         except TapRefused as refusal:  # a City card's value the edition lacks: the card form asks for it
@@ -381,7 +381,7 @@ def edit(request: Request, form: Form) -> Response:
 def sale_fragment(request: Request) -> Response:
     """The offer to record the auction the box just ended, for the game page to show without a reload."""
     loaded = game.load(request, request.path_params["name"])
-    offer = bank_page.sale_offer(request, loaded.name, loaded.game)
+    offer = bank_page.sale_offer(request, loaded.name, loaded.game, loaded.rules)
     if offer is None:
         return Response(status_code=204, headers={"Cache-Control": "no-store"})
     view = table.safe_view(loaded.name, request.query_params.get("view", ""))

@@ -1,7 +1,7 @@
-"""What the game page shows of the table's bank (issue 22): the taps with their prices, the history, the sale.
+"""What the game's views show of the table's bank (issue 22): the taps with their prices, the history, the sale.
 
-The game page (:mod:`unit.web.game`) and the rent page ask this module for the bank's part of their
-values; the taps post to :mod:`unit.web.bank`, which applies them with :mod:`unit.calculator.bank`.
+The views (:mod:`unit.web.table`) and the rent page (:mod:`unit.web.reports`) ask this module for the bank's part
+of their values; the taps post to :mod:`unit.web.bank`, which applies them with :mod:`unit.calculator.bank`.
 Nothing here decides what is allowed: a price on a button is read from the edition and the rule modules
 (the same figures the bank will take), and a tap the rules refuse comes back with the rule's sentence.
 
@@ -24,11 +24,11 @@ from typing import Any
 from starlette.requests import Request
 
 from unit import i18n
-from unit.calculator import bank, city, classic, rules
+from unit.calculator import bank, city, classic
 from unit.calculator import history as histories
 from unit.calculator import position as positions
 from unit.calculator.edition import CityEdition, ClassicEdition, Street
-from unit.calculator.rulebook import RentReport
+from unit.calculator.rulebook import RentReport, Rules
 from unit.errors import Say, Text, UserError
 from unit.web.common import language_of, paired, session, whole
 from unit.web.hub import UnitHub
@@ -46,7 +46,7 @@ def page_words(words: i18n.Words) -> Say:
     return say
 
 
-#: The history shown on the game page (newest first); ``?history=all`` shows every entry.
+#: The history shown on its view (newest first); ``?history=all`` shows every entry.
 HISTORY_SHOWN = 30
 #: The most entries ``?undone=K`` may say were taken back (an undo takes at most 9,999: unit/web/bank.py).
 MAX_UNDONE = 10_000
@@ -78,11 +78,11 @@ class Line:
 
 
 def card_taps(
-    game: positions.Game, player: positions.Player, holding: Any, variant: str | None, lang: str
+    game: positions.Game, kind_rules: Rules, player: positions.Player, holding: Any, variant: str | None, lang: str
 ) -> list[Tap]:
-    """The bank's taps on one holding's card: build, sell back, mortgage or lift, remove a hazard."""
+    """The bank's taps on one holding's card: build, sell back, mortgage or lift, remove a hazard (``kind_rules``:
+    the game's rules, as the request looked them up)."""
     w = i18n.words(lang)
-    kind_rules = rules.of(game)
 
     def fmt(amount: int | None) -> str:
         return "" if amount is None else kind_rules.write(amount, w)
@@ -92,7 +92,8 @@ def card_taps(
     if isinstance(edition, CityEdition):
         district = edition.districts[holding.district]
         if holding.mortgaged:
-            return [Tap("lift", w("web.bank.lift"), fmt(_quiet(lambda: bank.lift_cost(game, district.name))))]
+            lift = _quiet(lambda: bank.lift_cost(game, district.name, kind_rules))
+            return [Tap("lift", w("web.bank.lift"), fmt(lift))]
         taps.append(Tap("residential", w("web.bank.residential"), fmt(district.residential_cost)))
         taps.append(Tap("industrial", w("web.bank.industrial"), fmt(district.industrial_cost)))
         if not holding.skyscraper:
@@ -111,7 +112,7 @@ def card_taps(
     assert isinstance(edition, ClassicEdition)
     square = holding.square
     if holding.mortgaged:
-        return [Tap("lift", w("web.bank.lift"), fmt(_quiet(lambda: bank.lift_cost(game, square))))]
+        return [Tap("lift", w("web.bank.lift"), fmt(_quiet(lambda: bank.lift_cost(game, square, kind_rules))))]
     deed = edition.squares[square]
     if isinstance(deed, Street):
         if not holding.hotel and holding.houses < 4:
@@ -128,10 +129,9 @@ def card_taps(
     return taps
 
 
-def player_taps(game: positions.Game, player: positions.Player, lang: str) -> list[Tap]:
+def player_taps(game: positions.Game, kind_rules: Rules, player: positions.Player, lang: str) -> list[Tap]:
     """The bank's taps for one player: the GO salary, a tax, the jail fine."""
     w = i18n.words(lang)
-    kind_rules = rules.of(game)
 
     def fmt(amount: int | None) -> str:
         return "" if amount is None else kind_rules.write(amount, w)
@@ -148,10 +148,9 @@ def player_taps(game: positions.Game, player: positions.Player, lang: str) -> li
     return taps
 
 
-def for_sale(game: positions.Game, lang: str) -> list[tuple[str, str]]:
+def for_sale(game: positions.Game, kind_rules: Rules, lang: str) -> list[tuple[str, str]]:
     """The squares nobody holds, in board order, each with its printed price: (name, « Docks · M 1,2M »)."""
     owners = game.owners()
-    kind_rules = rules.of(game)
     w = i18n.words(lang)
     out = []
     for place in kind_rules.places(game):
@@ -193,14 +192,14 @@ class Said(Text):
 Keep = Callable[[Hashable, Callable[[], "tuple[histories.Entry, Said]"]], "tuple[histories.Entry, Said]"]
 
 
-def line(game: positions.Game, n: int, lang: str, lines: Keep | None = None) -> Line:
+def line(game: positions.Game, kind: Rules, n: int, lang: str, lines: Keep | None = None) -> Line:
     """Entry ``n`` of the history (1 the oldest) in words, said in ``lang``: kept in ``lines`` by the entry itself
     (its words follow from it, the game's kind and the language alone), so a page of a long evening says only the
     entries it has not said yet."""
     entry = game.history[n - 1]
 
     def say() -> tuple[histories.Entry, Said]:
-        text = bank.describe(game, entry)
+        text = bank.describe(game, entry, kind)
         return entry, Said(text, lang, text.say(i18n.words(lang)))
 
     if lines is None:
@@ -210,75 +209,38 @@ def line(game: positions.Game, n: int, lang: str, lines: Keep | None = None) -> 
     return Line(n, said if kept is entry else say()[1])
 
 
-def history(game: positions.Game, everything: bool = False, lang: str = "fr", lines: Keep | None = None) -> list[Line]:
+def history(
+    game: positions.Game, kind: Rules, everything: bool = False, lang: str = "fr", lines: Keep | None = None
+) -> list[Line]:
     """The history newest first, in words (« Bruno → Alice · M 600k · loyer de Docks »)."""
     entries = game.history
     first = 0 if everything else max(0, len(entries) - HISTORY_SHOWN)
-    return [line(game, n, lang, lines) for n in range(len(entries), first, -1)]
+    return [line(game, kind, n, lang, lines) for n in range(len(entries), first, -1)]
 
 
-def mortgages_paid(game: positions.Game) -> tuple[tuple[str, int | None], ...]:
-    """Each square mortgaged now, with what the bank paid for it (the history's last mortgage of it; None when the
-    history has none): what lifting it costs (:func:`unit.calculator.bank.lift_cost`) follows from it, and it is all
-    the taps read of the history."""
-    mortgaged = [h.name for p in game.players for h in p.holdings if h.mortgaged]
-    if not mortgaged:
-        return ()
-    paid: dict[str, int] = {}
-    for entry in reversed(game.history):  # one walk for them all, back to the oldest mortgage needed
-        if (
-            entry.what == "mortgage"
-            and entry.square is not None
-            and entry.square in mortgaged
-            and entry.square not in paid
-        ):
-            paid[entry.square] = entry.payment.amount
-            if len(paid) == len(mortgaged):
-                break
-    return tuple((square, paid.get(square)) for square in mortgaged)
-
-
-def position_values(game: positions.Game, variant: str | None, lang: str) -> dict[str, Any]:
-    """The bank's part of the game page that follows from the position alone (who holds what, built how, and
-    :func:`mortgages_paid`), never from the cash: each card's and player's taps, and the squares for sale."""
-    cards: dict[str, list[Tap]] = {}
-    for player in game.players:
-        for holding in player.holdings:
-            name = holding.district if isinstance(holding, positions.CityHolding) else holding.square
-            cards[name] = card_taps(game, player, holding, variant, lang)
-    return {
-        "bank_cards": cards,
-        "bank_players": {p.name: player_taps(game, p, lang) for p in game.players},
-        "bank_for_sale": for_sale(game, lang),
-    }
-
-
-def history_values(game: positions.Game, query: dict[str, str], lang: str, lines: Keep | None = None) -> dict[str, Any]:
-    """The bank's part of the game page that follows from the history: its newest entries, and the entry just
+def history_values(
+    game: positions.Game, kind: Rules, query: dict[str, str], lang: str, lines: Keep | None = None
+) -> dict[str, Any]:
+    """The bank's part of every view that follows from the history: its newest entries, and the entry just
     recorded (``?done=N``, N the history's length then) or the count just undone (``?undone=K``)."""
     last = None
     if game.history and whole(query.get("done"), len(game.history) + 1) == len(game.history):
-        last = line(game, len(game.history), lang, lines)
+        last = line(game, kind, len(game.history), lang, lines)
     return {
-        "bank_history": history(game, query.get("history") == "all", lang, lines),
+        "bank_history": history(game, kind, query.get("history") == "all", lang, lines),
         "bank_entries": len(game.history),
         "bank_last": last,
         "bank_undone": whole(query.get("undone"), MAX_UNDONE) or 0,
     }
 
 
-def values(game: positions.Game, query: dict[str, str], variant: str | None, lang: str) -> dict[str, Any]:
-    """The bank's part of the game page: :func:`position_values` and :func:`history_values`."""
-    return position_values(game, variant, lang) | history_values(game, query, lang)
-
-
-def payers(game: positions.Game, report: RentReport | None, lang: str) -> list[dict[str, Any]]:
+def payers(game: positions.Game, kind: Rules, report: RentReport | None, lang: str) -> list[dict[str, Any]]:
     """The rent page's one-tap payments: for each player but the owner, « Bruno paie M 600k à Alice » (and the
     rent-exemption card for its holder, City)."""
     if report is None or report.square is None or report.needs_dice:
         return []
     w = i18n.words(lang)
-    amount = rules.of(game).write(report.rent, w)
+    amount = kind.write(report.rent, w)
     to = report.owner or w("web.bank.the_bank")
     out = []
     for i, player in enumerate(game.players):
@@ -385,7 +347,7 @@ async def watching(hub: UnitHub, sales: Sales) -> Any:
             await task
 
 
-def offer(sales: Sales, name: str, game: positions.Game, lang: str) -> dict[str, Any] | None:
+def offer(sales: Sales, name: str, game: positions.Game, kind: Rules, lang: str) -> dict[str, Any] | None:
     """The sale a paired phone is offered to record: its number, how long ago, the squares for sale (the one put up
     for auction chosen)."""
     sale = sales.pending()
@@ -394,12 +356,12 @@ def offer(sales: Sales, name: str, game: positions.Game, lang: str) -> dict[str,
     w = i18n.words(lang)
     seconds = max(0, int(sales.clock() - sale.at))
     ago = w("web.bank.ago_s", n=seconds) if seconds < 120 else w("web.bank.ago_min", n=seconds // 60)
-    return {"number": sale.number, "ago": ago, "squares": for_sale(game, lang), "square": sales.expected(name)}
+    return {"number": sale.number, "ago": ago, "squares": for_sale(game, kind, lang), "square": sales.expected(name)}
 
 
-def sale_offer(request: Request, name: str, game: positions.Game) -> dict[str, Any] | None:
+def sale_offer(request: Request, name: str, game: positions.Game, kind: Rules) -> dict[str, Any] | None:
     """The auction sale this phone is offered to record: a paired phone only, while one is pending."""
     sales: Sales | None = getattr(request.app.state, "sales", None)
     if sales is None or not paired(request, session(request)):
         return None
-    return offer(sales, name, game, language_of(request))
+    return offer(sales, name, game, kind, language_of(request))

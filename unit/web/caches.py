@@ -1,9 +1,9 @@
 """What the calculator's pages keep between requests, one set per application (:class:`unit.web.common.Web`
 holds them, so two applications in one process never share them): the editions and the games as read, the games'
-titles, and the markup of the game page's parts.
+titles, and the history's lines in words.
 
 Each is kept only while what it was made from is unchanged (a file's size and time, a game file's version, a
-part's whole view), and each is bounded: the oldest goes first.
+history entry itself), and each is bounded: the oldest goes first.
 """
 
 from __future__ import annotations
@@ -191,30 +191,17 @@ _NONE = object()  # what no key keeps
 
 
 class PartCache:
-    """What the game page is put together from, each kept by all it is made from, the least recently used dropped:
+    """What the game's views are put together from and keep between requests: each history entry in words, by the
+    entry itself (kept: its identity), the game's kind and the language (``lines``, the least recently used dropped
+    past ``lines``), so a view of a long evening says only the entries it has not said yet
+    (:func:`unit.web.bank_page.line`)."""
 
-    - markup rendered from a view alone (a player's part, a card of the game page), by its template and view: a few
-      games' players and cards, in both languages, a few MB (``size``);
-    - what follows from a position alone (:func:`unit.web.game.board_of`: each player's cards, the bank's taps, the
-      problems), by the position without its cash and history: a payment changes neither, so the page after one
-      is put together from the board kept (``positions``; a board holds its cards' markup, some 100 KB);
-    - a history entry in words, by the entry itself (kept: its identity), the game's kind and the language
-      (``lines``).
-    """
-
-    def __init__(self, size: int = 512, positions: int = 16, lines: int = 4096):
-        self.markup = Lru(size)
-        self.positions = Lru(positions)
+    def __init__(self, lines: int = 4096):
         self.lines = Lru(lines)
 
-    def get(self, name: str, view: Hashable, render: Callable[[], str]) -> str:
-        """The markup of template ``name`` for ``view``: kept, or ``render()`` now and kept."""
-        return self.markup.get((name, view), render)
-
     def clear(self) -> None:
-        """Nothing kept: the next page is made afresh (the tests compare both)."""
-        for kept in (self.markup, self.positions, self.lines):
-            kept.clear()
+        """Nothing kept: the next view is made afresh (the tests compare both)."""
+        self.lines.clear()
 
 
 #: How long after a file's change its size and time are not trusted to say it is unchanged: a file's time is kept

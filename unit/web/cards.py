@@ -406,8 +406,8 @@ def ready_page(request: Request, table: Table, ask: Ask, saved: bool) -> Respons
     if found is not None:
         fields, action = found
         try:
-            _after, entry = bank.apply(the_game, action)
-            line = bank.describe(the_game, entry).say(bank_page.page_words(w))
+            _after, entry = bank.apply(the_game, action, table.loaded.rules)
+            line = bank.describe(the_game, entry, table.loaded.rules).say(bank_page.page_words(w))
         except UserError as error:  # the bank says no (short of cash, already owned...): its sentence, no tap
             refusal = said(error.message, bank_page.page_words(w))
     name = table.loaded.name

@@ -74,7 +74,7 @@ class Web:
         self.editions = EditionCache()  # the editions as read, while their files are unchanged
         self.games = GameCache(self.editions)  # the games as read, by their files' versions
         self.titles = TitleCache()  # the games' titles, for the list
-        self.parts = PartCache()  # the game page's parts, by what they show
+        self.parts = PartCache()  # the history's lines in words, by their entries
         self.signer = Signer(load_secret(state_dir))
         self.language = language if language in i18n.languages() else i18n.REFERENCE
         self.pairing = PairingGuard()  # who may ask for a pairing code and try one

@@ -24,6 +24,7 @@ from unit.calculator import classic, gamefile, money, names, rules
 from unit.calculator import edition as editions
 from unit.calculator import position as positions
 from unit.calculator.edition_file import empty, render
+from unit.calculator.rulebook import Rules
 from unit.errors import MonopolyCityError, Text, UserError, said
 from unit.fields import name_key
 from unit.web import editions as edition_pages
@@ -59,19 +60,22 @@ class Loaded:
     def as_file(self, path: Path) -> gamefile.GameFile:
         """The game file as :mod:`unit.calculator.gamefile` takes it (the write path uses it as it is when the file
         on disk is still these bytes)."""
-        return gamefile.GameFile(path, self.text.encode("utf-8"), self.game, self.edition_ref, self.written, self.file)
+        data = self.text.encode("utf-8")
+        return gamefile.GameFile(path, data, self.game, self.edition_ref, self.written, self.file, self.rules)
 
 
-def variant_of(game: positions.Game, text: str | None) -> str | None:
-    """The classic variant asked for (``timed`` by default); None for a City game, which has none."""
-    return rules.of(game).variant_or_default(text)
+def variant_of(kind: Rules, text: str | None) -> str | None:
+    """The classic variant asked for (``timed`` by default) of a game whose rules are ``kind``; None for a City game,
+    which has none."""
+    return kind.variant_or_default(text)
 
 
-def squares_of(game: positions.Game) -> list[dict[str, Any]]:
-    """Every square a rent can be asked for, in board order, with its owner and a search key."""
+def squares_of(game: positions.Game, kind_rules: Rules) -> list[dict[str, Any]]:
+    """Every square a rent can be asked for, in board order, with its owner and a search key (``kind_rules``: the
+    game's rules, looked up once for the request)."""
     owners = {name: players[0] for name, players in game.owners().items()}
     out = []
-    for name, kind, group in rules.of(game).places(game):
+    for name, kind, group in kind_rules.places(game):
         owner = owners.get(name)
         out.append(
             {"name": name, "kind": kind, "group": group, "owner": owner, "key": name_key(f"{name} {owner or ''}")}

@@ -20,9 +20,9 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from unit import i18n
-from unit.calculator import commands, needs, rules
+from unit.calculator import commands, needs
 from unit.calculator import position as positions
-from unit.calculator.rulebook import RentReport
+from unit.calculator.rulebook import RentReport, Rules
 from unit.errors import Text, UserError, said
 from unit.fields import name_key
 from unit.web import bank_page, card_links
@@ -47,10 +47,10 @@ def show_rent(
     request: Request, loaded: Loaded, chosen: str, dice_text: str, refusal: str = "", status: int = 200, query: str = ""
 ) -> Response:
     """The rent page of ``chosen``, with the bank's one-tap payments (``refusal``: why the last one was not made)."""
-    game = loaded.game
-    squares = squares_of(game)
+    game, kind = loaded.game, loaded.rules
+    squares = squares_of(game, kind)
     shown = [s for s in squares if name_key(query) in s["key"]] if query.strip() else squares
-    report, error, needs_dice = rent_of(game, squares, chosen, dice_text, language_of(request))
+    report, error, needs_dice = rent_of(game, kind, squares, chosen, dice_text, language_of(request))
     return page(
         request,
         "rent",
@@ -65,12 +65,12 @@ def show_rent(
         needs_dice=needs_dice,
         report=report,
         error=refusal or error,
-        payers=bank_page.payers(game, report, language_of(request)),
+        payers=bank_page.payers(game, kind, report, language_of(request)),
     )
 
 
 def rent_of(
-    game: positions.Game, squares: list[dict[str, Any]], chosen: str, dice_text: str, language: str
+    game: positions.Game, kind_rules: Rules, squares: list[dict[str, Any]], chosen: str, dice_text: str, language: str
 ) -> tuple[RentReport | None, str, bool]:
     """The rent page's report of ``chosen`` (none when no square is chosen), its error line, and whether the
     dice buttons are shown: the calculator's own rent report, the one ``monopoly-city rent`` prints."""
@@ -79,13 +79,13 @@ def rent_of(
     error, needs_dice = "", False
     if chosen:
         dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
-        refusal = rules.of(game).dice_refusal(game, chosen, dice)
+        refusal = kind_rules.dice_refusal(game, chosen, dice)
         if refusal is not None:  # dice the page never offers (13, on a street): its buttons, and why not those
             return None, refusal.say(w), True
         kind = next((s["kind"] for s in squares if s["name"] == chosen), None)
         needs_dice = kind == "utility" and bool(dice_text)  # the buttons stay to change the throw
         try:
-            report = commands.rent_report(game, chosen, dice, language)
+            report = commands.rent_report(game, chosen, dice, language, kind_rules)
         except UserError as e:  # a name not found, or an edition still to be copied
             error = said(e.message, w)
         if report is not None and report.needs_dice:  # an owned utility: its rent is a multiple of the throw
@@ -97,14 +97,14 @@ def fortunes_page(request: Request) -> Response:
     """The fortunes, each player's detail, the winner (``?big=1``: the table's view)."""
     loaded = load(request, request.path_params["name"])
     lang = language_of(request)
-    game = loaded.game
-    variant = variant_of(game, request.query_params.get("variant"))
+    game, kind = loaded.game, loaded.rules
+    variant = variant_of(kind, request.query_params.get("variant"))
     lacking = needs.missing(game, "fortune")
     if lacking:  # a district held whose rents were never needed: asked now, one card at a time
         back = f"/games/{loaded.name}/fortunes"
         return see_other(card_links.card_url(loaded.name, "fortune", lacking[0].district, back=back))
     try:
-        report = commands.fortune_report(game, variant)
+        report = commands.fortune_report(game, variant, kind)
     except UserError as error:  # a City card not copied yet: the line says which
         raise broken(request, loaded.name, error) from None
     return page(
@@ -115,7 +115,7 @@ def fortunes_page(request: Request) -> Response:
         kind=game.kind,
         variant=variant,
         report=report,
-        fmt=lambda amount: rules.of(game).write(amount, i18n.words(lang)),
+        fmt=lambda amount: kind.write(amount, i18n.words(lang)),
         big=request.query_params.get("big") == "1",
         small_query=urlencode({"variant": variant} if variant else {}),
         big_query=urlencode(({"variant": variant} if variant else {}) | {"big": "1"}),
@@ -125,9 +125,9 @@ def fortunes_page(request: Request) -> Response:
 def check_page(request: Request) -> Response:
     """The position's problems, each with its rule's sentence: the calculator's own check report."""
     loaded = load(request, request.path_params["name"])
-    game = loaded.game
-    variant = variant_of(game, request.query_params.get("variant"))
-    report = commands.check_report(game, variant)
+    game, kind = loaded.game, loaded.rules
+    variant = variant_of(kind, request.query_params.get("variant"))
+    report = commands.check_report(game, variant, kind)
     return page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, report=report)
 
 

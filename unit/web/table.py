@@ -33,10 +33,10 @@ from starlette.requests import Request
 from starlette.responses import Response
 
 from unit import i18n
-from unit.calculator import bank, classic, commands, needs, rules
+from unit.calculator import bank, classic, commands, needs
 from unit.calculator import position as positions
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, Street
-from unit.calculator.rulebook import ActionRefused
+from unit.calculator.rulebook import ActionRefused, Rules
 from unit.errors import Text, UserError, said
 from unit.fields import name_key
 from unit.web import bank_page, card_links
@@ -87,21 +87,21 @@ def safe_view(name: str, text: str) -> str:
     return base
 
 
-def squares_of(game: positions.Game) -> list[Square]:
+def squares_of(game: positions.Game, kind: Rules) -> list[Square]:
     """Every square in board order, with its owner: what the finder searches (any part of the name or owner)."""
     owners = {name: players[0] for name, players in game.owners().items()}
     out = []
-    for place in rules.of(game).places(game):
+    for place in kind.places(game):
         owner = owners.get(place.name)
         key = name_key(f"{place.name} {owner or ''}")
         out.append(Square(place.name, owner, key, place.kind, place.group))
     return out
 
 
-def found_squares(game: positions.Game, typed: str) -> list[Square]:
+def found_squares(game: positions.Game, kind: Rules, typed: str) -> list[Square]:
     """The squares whose name or owner holds ``typed`` (accents, case, hyphens aside): the finder without a script."""
     wanted = name_key(typed)
-    return [s for s in squares_of(game) if wanted and wanted in s.key]
+    return [s for s in squares_of(game, kind) if wanted and wanted in s.key]
 
 
 def recent_squares(game: positions.Game) -> list[str]:
@@ -117,17 +117,18 @@ def recent_squares(game: positions.Game) -> list[str]:
 
 def frame(request: Request, loaded: Loaded, name: str, view: str, status: int = 200, **values: Any) -> Response:
     """Render view ``name`` (template ``table_NAME.html``) with what every view shows: the players, the finder,
-    the entry just recorded (``?done=N``) or undone (``?undone=K``), the box's sale, the version the taps name."""
+    the entry just recorded (``?done=N``) or undone (``?undone=K``), the box's sale, the version the taps name.
+    Every view reads the game's rules from ``loaded`` (looked up once for the request) and hands them down."""
     lang = language_of(request)
     game = loaded.game
     words = i18n.words(lang)
-    kind = rules.of(game)
+    kind = loaded.rules
     query = dict(request.query_params)
-    history = bank_page.history_values(game, query, lang, web_of(request).parts.lines.get)
-    squares = squares_of(game)
+    history = bank_page.history_values(game, kind, query, lang, web_of(request).parts.lines.get)
+    squares = squares_of(game, kind)
     finder = [{"n": s.name, "k": s.key, "o": s.owner or ""} for s in squares]
     refusal = values.pop("refusal", None)
-    sale = bank_page.sale_offer(request, loaded.name, game)
+    sale = bank_page.sale_offer(request, loaded.name, game, kind)
     here = refusal is not None and (refusal.field in SAID_BESIDE[name] or (refusal.field == "sale-price" and sale))
     response = page(
         request,
@@ -137,7 +138,7 @@ def frame(request: Request, loaded: Loaded, name: str, view: str, status: int = 
         version=loaded.version,
         game=game,
         kind=game.kind,
-        variant=variant_of(game, query.get("variant")),
+        variant=variant_of(kind, query.get("variant")),
         chips=[Chip(i, p.name, kind.write(p.cash, words)) for i, p in enumerate(game.players)],
         view=view,
         base=view_path(loaded.name),
@@ -182,11 +183,11 @@ class ViewRefusal:
 # --- only what the rules allow --------------------------------------------------------------------------
 
 
-def allowed(game: positions.Game, action: bank.Action) -> bool:
+def allowed(game: positions.Game, kind: Rules, action: bank.Action) -> bool:
     """Whether the rules allow ``action`` now, cash aside (a player short of it is told what to sell or mortgage
     by the tap's refusal) and a value the edition lacks aside (the tap says which)."""
     try:
-        bank.apply(game, action)
+        bank.apply(game, action, kind)
     except ActionRefused as error:
         return error.key in KEPT_REFUSALS or ".missing" in error.key
     except UserError:
@@ -205,13 +206,13 @@ class Tap:
     quiet: bool = False
 
 
-def player_taps(game: positions.Game, index: int, lang: str, variant: str | None) -> list[Tap]:
+def player_taps(game: positions.Game, kind: Rules, index: int, lang: str) -> list[Tap]:
     """A player's own taps (GO salary, industry tax, tax squares, fine), those the rules allow now."""
     player = game.players[index]
     out = []
-    for tap in bank_page.player_taps(game, player, lang):
+    for tap in bank_page.player_taps(game, kind, player, lang):
         action = bank_action_of_player_op(player.name, tap.op)
-        if action is not None and allowed(game, action):
+        if action is not None and allowed(game, kind, action):
             fields = (("action", "player"), ("player", str(index)), ("op", tap.op))
             out.append(Tap(fields, tap.label, tap.money, f"op-{tap.op.replace(':', '-').replace(' ', '-')}"))
     return out
@@ -245,13 +246,13 @@ CARD_OPS: dict[str, Callable[[str, str | None], bank.Action]] = {
 }
 
 
-def square_taps(game: positions.Game, square: str, lang: str, variant: str | None) -> list[Tap]:
+def square_taps(game: positions.Game, kind: Rules, square: str, lang: str, variant: str | None) -> list[Tap]:
     """A held square's taps (build, sell back, remove a hazard, mortgage or lift), those the rules allow now."""
     owner = next(p for p in game.players for h in p.holdings if h.name == square)
     holding = next(h for h in owner.holdings if h.name == square)
     out = []
-    for tap in bank_page.card_taps(game, owner, holding, variant, lang):
-        if allowed(game, CARD_OPS[tap.op](square, variant)):
+    for tap in bank_page.card_taps(game, kind, owner, holding, variant, lang):
+        if allowed(game, kind, CARD_OPS[tap.op](square, variant)):
             fields = (("action", "square"), ("square", square), ("op", tap.op))
             quiet = tap.op in ("mortgage", "lift", "sell_one", "sell_all")
             out.append(Tap(fields, tap.label, tap.money, f"op-{tap.op}", quiet))
@@ -268,7 +269,7 @@ def table_page(request: Request) -> Response:
 
 
 def show_table(request: Request, loaded: Loaded, status: int = 200, **refusal: Any) -> Response:
-    game = loaded.game
+    game, kind = loaded.game, loaded.rules
     return frame(
         request,
         loaded,
@@ -276,8 +277,8 @@ def show_table(request: Request, loaded: Loaded, status: int = 200, **refusal: A
         view_path(loaded.name),
         status,
         recent=recent_squares(game),
-        problems=len(commands.problems_of(game, variant_of(game, None), language_of(request))),
-        found=found_squares(game, request.query_params.get("q", "")),
+        problems=len(commands.problems_of(game, variant_of(kind, None), language_of(request), kind)),
+        found=found_squares(game, kind, request.query_params.get("q", "")),
         q=request.query_params.get("q", ""),
         **refusal,
     )
@@ -300,14 +301,14 @@ def show_player(request: Request, loaded: Loaded, index: int, status: int = 200,
     game = loaded.game
     lang = language_of(request)
     words = i18n.words(lang)
-    kind = rules.of(game)
-    variant = variant_of(game, request.query_params.get("variant"))
+    kind = loaded.rules
     player = game.players[index]
     holdings = [
         {"name": h.name, "state": holding_state(game, player, h, words), "mortgaged": h.mortgaged}
         for h in player.holdings
     ]
     others = [(i, p.name) for i, p in enumerate(game.players) if i != index]
+    free = [s for s, _label in bank_page.for_sale(game, kind, lang)]
     return frame(
         request,
         loaded,
@@ -317,11 +318,11 @@ def show_player(request: Request, loaded: Loaded, index: int, status: int = 200,
         index=index,
         player=player,
         cash=kind.write(player.cash, words),
-        taps=player_taps(game, index, lang, variant),
+        taps=player_taps(game, kind, index, lang),
         others=others,
         holdings=holdings,
-        can_buy=bool(bank_page.for_sale(game, lang)),
-        free=[s for s, _label in bank_page.for_sale(game, lang)],
+        can_buy=bool(free),
+        free=free,
         **refusal,
     )
 
@@ -336,7 +337,7 @@ def show_buy(request: Request, loaded: Loaded, index: int, status: int = 200, **
     game = loaded.game
     lang = language_of(request)
     words = i18n.words(lang)
-    kind = rules.of(game)
+    kind = loaded.rules
     owners = game.owners()
     groups: list[tuple[str, list[dict[str, str]]]] = []
     for place in kind.places(game):
@@ -346,7 +347,7 @@ def show_buy(request: Request, loaded: Loaded, index: int, status: int = 200, **
             price = kind.write(kind.price(game, place.name), words)
         except UserError:
             price = ""
-        label = group_label(game, place.group or place.kind, lang)
+        label = group_label(game, kind, place.group or place.kind, lang)
         if not groups or groups[-1][0] != label:
             groups.append((label, []))
         groups[-1][1].append({"name": place.name, "price": price, "group": place.group or place.kind})
@@ -364,18 +365,18 @@ def show_buy(request: Request, loaded: Loaded, index: int, status: int = 200, **
     )
 
 
-def square_name(request: Request, game: positions.Game) -> str:
+def square_name(request: Request, loaded: Loaded) -> str:
     """The square the path names, as the board spells it (any case, accents, a unique beginning)."""
     typed = request.path_params["square"]
     try:
-        return rules.of(game).find(game, typed, "square")
+        return loaded.rules.find(loaded.game, typed, "square")
     except UserError:
         raise Refused(404, Text("web.refused.not_found")) from None
 
 
 def square_page(request: Request) -> Response:
     loaded = load(request, request.path_params["name"])
-    return show_square(request, loaded, square_name(request, loaded.game))
+    return show_square(request, loaded, square_name(request, loaded))
 
 
 def show_square(request: Request, loaded: Loaded, square: str, status: int = 200, **refusal: Any) -> Response:
@@ -386,14 +387,14 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
     game = loaded.game
     lang = language_of(request)
     words = i18n.words(lang)
-    kind = rules.of(game)
-    variant = variant_of(game, request.query_params.get("variant"))
+    kind = loaded.rules
+    variant = variant_of(kind, request.query_params.get("variant"))
     place = next(p for p in kind.places(game) if p.name == square)
     owner_index = next((i for i, p in enumerate(game.players) for h in p.holdings if h.name == square), None)
     values: dict[str, Any] = {
         "square": square,
         "place": place,
-        "group": group_label(game, place.group or place.kind, lang),
+        "group": group_label(game, kind, place.group or place.kind, lang),
     }
     dice = request.query_params.get("dice", "")
     if owner_index is None and place.kind != "tax":
@@ -407,10 +408,10 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
         back = view_path(loaded.name, "square", square)
         values["rent_card"] = card_links.card_url(loaded.name, "rent", square, back=back)
     else:
-        squares = [{"name": s.name, "kind": s.kind} for s in squares_of(game)]
-        report, error, needs_dice = reports.rent_of(game, squares, square, dice, lang)
+        squares = [{"name": s.name, "kind": s.kind} for s in squares_of(game, kind)]
+        report, error, needs_dice = reports.rent_of(game, kind, squares, square, dice, lang)
         values |= {"report": report, "rent_error": error, "needs_dice": needs_dice, "dice": dice}
-        values["payers"] = bank_page.payers(game, report, lang)
+        values["payers"] = bank_page.payers(game, kind, report, lang)
     if owner_index is not None:
         owner = game.players[owner_index]
         holding = next(h for h in owner.holdings if h.name == square)
@@ -419,7 +420,7 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
             "owner": owner,
             "holding": holding,
             "state": holding_state(game, owner, holding, words),
-            "taps": square_taps(game, square, lang, variant),
+            "taps": square_taps(game, kind, square, lang, variant),
             "tower": owner.tower == square,
             "others": [(i, p.name) for i, p in enumerate(game.players) if i != owner_index],
             "hazards": HAZARDS,
@@ -434,7 +435,7 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
 
 def trade_page(request: Request) -> Response:
     loaded = load(request, request.path_params["name"])
-    return show_trade(request, loaded, square_name(request, loaded.game))
+    return show_trade(request, loaded, square_name(request, loaded))
 
 
 def show_trade(request: Request, loaded: Loaded, square: str, status: int = 200, **refusal: Any) -> Response:
@@ -496,9 +497,9 @@ def show_path(request: Request, loaded: Loaded, view: str, status: int, **refusa
                 return show_buy(request, loaded, place, status, **refusal)
             return show_player(request, loaded, place, status, **refusal)
         if parts[:1] == ["square"] and len(parts) == 2:
-            return show_square(request, loaded, rules.of(game).find(game, parts[1], "square"), status, **refusal)
+            return show_square(request, loaded, loaded.rules.find(game, parts[1], "square"), status, **refusal)
         if parts[:1] == ["trade"] and len(parts) == 2:
-            return show_trade(request, loaded, rules.of(game).find(game, parts[1], "square"), status, **refusal)
+            return show_trade(request, loaded, loaded.rules.find(game, parts[1], "square"), status, **refusal)
         if parts == ["history"]:
             return show_history(request, loaded, status, **refusal)
     except (UserError, StopIteration):
@@ -517,9 +518,9 @@ def after_tap(name: str, form: Form, query: dict[str, str]) -> str:
 # --- words ---------------------------------------------------------------------------------------------------
 
 
-def group_label(game: positions.Game, group: str, lang: str) -> str:
+def group_label(game: positions.Game, kind: Rules, group: str, lang: str) -> str:
     """A group as the page names it: the edition's French name of a classic colour (``bleu foncé``)."""
-    return said(rules.of(game).group_name(game, group), i18n.words(lang))
+    return said(kind.group_name(game, group), i18n.words(lang))
 
 
 def holding_state(game: positions.Game, player: positions.Player, holding: Any, words: i18n.Words) -> str:
