@@ -576,9 +576,11 @@ class SystemTest:
         slow = [h for h in halves if h > 0.3]
         fast = [h for h in halves if h <= 0.3]
         # The unit's own times (the trace's t, on its clock): from the countdown to the LED switched off.
-        began = next((r["t"] for _, r in phone.records[:] if state_is("countdown")(r) and "t" in r), None)
+        # This auction's records only (the one cancelled before it had its own countdown).
+        records = [r for t, r in phone.records[:] if t >= sent]
+        began = next((r["t"] for r in records if state_is("countdown")(r) and "t" in r), None)
         ended = next(
-            (r["t"] for _, r in phone.records[:] if r.get("kind") == "led" and r.get("mode") == "off"
+            (r["t"] for r in records if r.get("kind") == "led" and r.get("mode") == "off"
              and began is not None and r.get("t", 0) > began),
             None,
         )  # fmt: skip
