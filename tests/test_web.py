@@ -309,6 +309,27 @@ def test_nothing_a_client_sends_becomes_a_path(client):
     assert client.get("/?lang=../../etc/passwd").status_code == 200
 
 
+def test_an_address_that_leads_nowhere_is_a_page_for_a_browser_and_one_line_for_a_script(tmp_path):
+    """A person's browser (it asks for text/html) gets a page of the site: its line as the title and heading, in
+    the page's language, status 404, the way back to the list; ``curl``, a script and a form keep the one line."""
+    client = TestClient(create_app(None, "fr", tmp_path / "data"), base_url="http://box.local")
+    browser = {"accept": "text/html,application/xhtml+xml,*/*;q=0.8"}
+    for path, line, back in (
+        ("/games/nope", "no such game", 'href="/games" id="back"'),
+        ("/games/nope/player/0", "no such game", 'href="/games" id="back"'),
+        ("/editions/nope", "not found", 'href="/editions" id="back"'),
+        ("/nowhere", "not found", 'href="/" id="back"'),
+    ):
+        answer = client.get(f"{path}?lang=en", headers=browser)
+        assert answer.status_code == 404 and answer.headers["content-type"].startswith("text/html"), path
+        assert '<html lang="en">' in answer.text and f"<title>Monopoly City · {line}</title>" in answer.text, path
+        assert f'<h1 id="missing">{line}</h1>' in answer.text and back in answer.text, path
+        assert client.get(path).text == f"{line}\n", path  # curl, a script: the line
+    token = re.search(r'data-csrf="([^"]+)"', client.get("/games").text).group(1)
+    posted = client.post("/games/nope", headers=browser, data={"csrf": token, "action": "remove", "player": "0"})
+    assert (posted.status_code, posted.text) == (404, "no such game\n")  # a form's answer: the line
+
+
 # --- the live stream, over a real server ------------------------------------------------------------
 
 

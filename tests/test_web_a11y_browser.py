@@ -5,8 +5,11 @@ impact, and every control a page shows is at least 44 CSS px wide and high (:fun
 every page of the phone companion in both languages: the live view, the remote (paired and not), the settings,
 sharing, the games, each view of a game at the table (the table, a square found, a player, the buy grid, a square
 held and one nobody holds, a trade, the history, a question before undoing, an amount asked back, a refusal, the
-box's sale), the rent, the fortunes (and the table's view), the check, a classic game's dice, the editions, an
-edition and its card form. Skipped with one line without Chromium.
+box's sale), the rent, the fortunes (and the table's view), the check, a classic game's dice, a City card asked
+and the bank's tap after it, the editions, an edition and its card form. Each of them twice beside a running
+unit: as a phone not paired (the calculator's pages then say how to pair, ``#pair-first``) and as a paired one;
+on a laptop with no unit (the calculator's pages say anyone may write, ``#calc-open``); and the page of an
+address that leads nowhere (404). Skipped with one line without Chromium.
 """
 
 from __future__ import annotations
@@ -87,10 +90,42 @@ PAGES = [
     ("/games/soiree/check", "h1"),
     ("/games/classique/square/Compagnie%20de%20distribution%20des%20eaux", "#dice"),
     ("/games/classique/player/0", "#pay-form"),
+    ("/games/soiree/card?for=buy&player=1", "#card-save"),
+    ("/games/soiree/card?for=buy&district=Port%20Sud&player=2", "#card-do"),
     ("/editions", "h1"),
     ("/editions/trois", "h1"),
     ("/editions/trois/card", "form"),
 ]
+
+
+#: The calculator's pages on a laptop's service with no unit beside it (``serve`` alone): each says anyone may write.
+LAPTOP = [
+    (path, shown)
+    for path, shown in PAGES
+    if path.startswith(("/editions", "/games/soiree/card"))
+    or path.split("?")[0] in ("/games", "/games/soiree/rent", "/games/soiree/fortunes", "/games/soiree/check")
+]
+#: Addresses that lead nowhere, and where their page leads back to.
+MISSING = [
+    ("/games/nope", "/games"),
+    ("/games/nope/rent", "/games"),
+    ("/games/soiree/player/9", "/games"),
+    ("/editions/nope", "/editions"),
+    ("/nowhere", "/"),
+]
+
+
+def checked_pages(page, base: str, lang: str, pages: list[tuple[str, str]], banner: str | None, who: str) -> None:
+    """Each of ``pages`` shown, in ``lang``, accessible; the calculator's pages with ``banner`` (None: a paired
+    phone's, without the line saying how to pair)."""
+    for path, shown in pages:
+        answer = page.goto(base + path)
+        assert answer is not None and answer.status == 200, path
+        page.wait_for_selector(shown)
+        assert page.get_attribute("html", "lang") == lang
+        if path.startswith(("/games", "/editions")):
+            assert page.is_visible(banner) if banner else page.locator("#pair-first").count() == 0, f"{path} ({who})"
+        assert_accessible(page, f"{path} ({who})")
 
 
 @pytest.mark.parametrize("lang", ["fr", "en"])
@@ -106,6 +141,9 @@ def test_every_page_passes_axe_core_and_every_control_takes_a_thumb(chromium, tm
             page.goto(f"{base}/remote?lang={lang}")  # the language remembered (a cookie) for every page
             wait_for_unit(page)
             assert_accessible(page, "/remote (not paired)")
+            checked_pages(page, base, lang, PAGES, "#pair-first", "not paired")
+            page.goto(f"{base}/remote")
+            wait_for_unit(page)
             page.click("#request-code")
             page.fill("#code", unit.shown_code())
             with page.expect_navigation():
@@ -113,12 +151,32 @@ def test_every_page_passes_axe_core_and_every_control_takes_a_thumb(chromium, tm
             page.wait_for_selector("[data-button='auction']")
             assert_accessible(page, "/remote (paired)")
             unit.press("power")
-            for path, shown in PAGES:
-                page.goto(base + path)
-                page.wait_for_selector(shown)
-                assert page.get_attribute("html", "lang") == lang
-                assert_accessible(page, path)
+            checked_pages(page, base, lang, PAGES, None, "paired")
             checked_in_use(page, base, unit)
+        finally:
+            context.close()
+
+
+@pytest.mark.parametrize("lang", ["fr", "en"])
+def test_a_laptop_s_open_calculator_and_the_pages_of_nowhere_pass_axe_core_too(chromium, tmp_path, lang):
+    """``serve`` on a laptop, no unit beside it: the calculator's pages say anyone may write; and an address that
+    leads nowhere (a game, an edition, a player, a path) is a page of the site, in its language, status 404,
+    with its way back."""
+    data = tmp_path / "data"
+    data.mkdir()
+    set_up(data)
+    with serving_data(data) as base:
+        context = chromium.new_context(**SMALL_PHONE, locale=lang)
+        try:
+            page = context.new_page()
+            page.goto(f"{base}/games?lang={lang}")
+            checked_pages(page, base, lang, LAPTOP, "#calc-open", "laptop")
+            for path, back in MISSING:
+                answer = page.goto(base + path)
+                assert answer is not None and answer.status == 404, path
+                assert page.get_attribute("html", "lang") == lang and page.title(), path
+                assert page.get_attribute("#back", "href") == back, path
+                assert_accessible(page, f"{path} (404)")
         finally:
             context.close()
 

@@ -5,7 +5,8 @@ The composition root (:func:`unit.web.app.create_app`) puts one :class:`Web` on 
 endpoints, plain functions at module level in :mod:`unit.web.live`, :mod:`unit.web.game` and
 :mod:`unit.web.editions`, find it with :func:`web_of`. A request that cannot be answered raises
 :class:`Refused` (one plain line, as the service has always said it) or :class:`RefusedPage` (a page with
-its status); :func:`refused` renders both, and Starlette's own 404 and 405, the same way.
+its status); :func:`refused` renders both, and Starlette's own 404 and 405, the same way; an address that leads
+nowhere (404), opened in a browser, is a page of the site (:func:`missing`).
 """
 
 from __future__ import annotations
@@ -47,6 +48,8 @@ SECURITY_HEADERS = {
 }
 #: How Starlette's own refusals (no such route, another method) have always been worded here.
 ROUTING_WORDS = {404: "web.refused.not_found", 405: "web.refused.method_not_allowed"}
+#: Where the page of an address that leads nowhere (404) leads back to, by the address's beginning, and its words.
+WAYS_BACK = (("/games", "web.calc.games_title"), ("/editions", "web.edition.title"), ("/", "web.nav_live"))
 
 Session = dict[str, Any]  # the signed cookie's value: ``id`` and, once paired, ``gen``
 Form = dict[str, str]  # a form's fields, the first value of each
@@ -117,16 +120,30 @@ class RefusedPage(HTTPException):
 
 
 def refused(request: Request, exc: Exception) -> Response:
-    """The one exception handler: a :class:`RefusedPage` as its page, any other HTTPException as one line."""
+    """The one exception handler: a :class:`RefusedPage` as its page, any other HTTPException as one line; but an
+    address that leads nowhere (404), opened in a browser, is a page of the site (:func:`missing`)."""
     assert isinstance(exc, HTTPException)  # registered for HTTPException only
     if isinstance(exc, RefusedPage):
         return page(request, exc.name, exc.status_code, **exc.values)
     words = words_of(request)
     key = ROUTING_WORDS.get(exc.status_code)
     text = said(exc.text, words) if isinstance(exc, Refused) else words(key) if key else exc.detail
+    browsing = request.method in ("GET", "HEAD") and "text/html" in request.headers.get("accept", "")
+    if exc.status_code == 404 and browsing:
+        return missing(request, text)
     return PlainTextResponse(
         text + "\n", status_code=exc.status_code, headers=SECURITY_HEADERS | dict(exc.headers or {})
     )
+
+
+def missing(request: Request, line: str) -> Response:
+    """The page of an address that leads nowhere, for a person in a browser (it asks for ``text/html``): its line
+    (« partie introuvable »), in the page's language, with its title, status 404, and the way back to the list it
+    was under (:data:`WAYS_BACK`). A script or ``curl`` (no ``text/html``) keeps the one plain line; so does a
+    view a tap asks for (static/table.js), whose script then opens the address as a page, this one."""
+    path = request.url.path
+    back, word = next((b, w) for b, w in WAYS_BACK if path == b or path.startswith(b.rstrip("/") + "/"))
+    return page(request, "missing", 404, line=line, back=back, back_word=word)
 
 
 def not_saved(request: Request, exc: Exception) -> Response:
