@@ -222,10 +222,12 @@ class SaidProblem:
     message: str
 
 
-def problems_of(game: positions.Game, variant: str | None, language: str) -> list[SaidProblem]:
-    """The position's broken rules in ``language`` (``variant``: classic only, ``timed`` or ``quick``)."""
+def problems_of(game: positions.Game, variant: str | None, language: str, ledger: bool = False) -> list[SaidProblem]:
+    """The position's broken rules in ``language`` (``variant``: classic only, ``timed`` or ``quick``); with
+    ``ledger``, a change made by hand too (:func:`check_report`)."""
     w = i18n.words(language)
-    return [SaidProblem(p.player, p.square, p.rule, p.message.say(w)) for p in check_report(game, variant).problems]
+    report = check_report(game, variant, ledger=ledger)
+    return [SaidProblem(p.player, p.square, p.rule, p.message.say(w)) for p in report.problems]
 
 
 def check_object(report: CheckReport, w: i18n.Words) -> dict[str, Any]:

@@ -123,11 +123,12 @@ def fortunes_page(request: Request) -> Response:
 
 
 def check_page(request: Request) -> Response:
-    """The position's problems, each with its rule's sentence: the calculator's own check report."""
+    """The position's problems, each with its rule's sentence: the calculator's own check report, the ledger's
+    included (a change made by hand since the file was written: ``monopoly-city check`` says it too)."""
     loaded = load(request, request.path_params["name"])
     game = loaded.game
     variant = variant_of(game, request.query_params.get("variant"))
-    report = commands.check_report(game, variant)
+    report = commands.check_report(game, variant, ledger=True)
     return page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, report=report)
 
 

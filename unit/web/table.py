@@ -276,7 +276,7 @@ def show_table(request: Request, loaded: Loaded, status: int = 200, **refusal: A
         view_path(loaded.name),
         status,
         recent=recent_squares(game),
-        problems=len(commands.problems_of(game, variant_of(game, None), language_of(request))),
+        problems=len(commands.problems_of(game, variant_of(game, None), language_of(request), ledger=True)),
         found=found_squares(game, request.query_params.get("q", "")),
         q=request.query_params.get("q", ""),
         **refusal,
