@@ -20,6 +20,7 @@ import httpx2 as httpx  # noqa: E402
 from helpers import THREE_DISTRICTS, cli_json  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
+from unit.calculator import position as positions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
 
 
@@ -70,6 +71,18 @@ def data(tmp_path):
 @pytest.fixture
 def phone(data):
     return Banker(create_app(None, "fr", data))
+
+
+def test_a_trade_leads_to_the_square_s_view_with_its_new_owner_and_its_undo(phone, data):
+    phone.create("trois.edition.yaml", "Alice, Bruno")
+    phone.tap(action="buy", player="0", square="Les Halles")
+    view = "/games/soiree/trade/Les%20Halles"
+    answer = phone.tap(action="trade", seller="0", buyer="1", square="Les Halles", price="3M", view=view)
+    entries = len(positions.load(data / "soiree.game.yaml").history)
+    assert answer.headers["location"] == f"/games/soiree/square/Les%20Halles?done={entries}"
+    page = text_of(phone.look(f"/square/Les Halles?done={entries}"))
+    assert 'id="trade-form"' not in page and 'id="done-undo"' in page and "Enregistré" in page
+    assert re.search(r'class="square-title">Les Halles <small>[^<]*· Bruno</small>', page)
 
 
 def test_the_phone_s_check_says_a_hand_change_as_the_command_line_does(phone, data, capsys):

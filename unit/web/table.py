@@ -507,8 +507,11 @@ def show_path(request: Request, loaded: Loaded, view: str, status: int, **refusa
 
 
 def after_tap(name: str, form: Form, query: dict[str, str]) -> str:
-    """Where a tap that was taken leads: the view it came from, with the entry just recorded (``done``)."""
+    """Where a tap that was taken leads: the view it came from, with the entry just recorded (``done``); a trade, its
+    square's view (its new owner), not the trade's form again: its buttons reversed would invite a trade back."""
     view = safe_view(name, form.get("view", ""))
+    if form.get("action") == "trade" and "done" in query and form.get("square"):
+        view = view_path(name, "square", form["square"])
     if form.get("variant") in classic.VARIANTS:
         query = {"variant": form["variant"]} | query
     return view + (f"?{urlencode(query)}" if query else "")
