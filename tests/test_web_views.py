@@ -73,6 +73,51 @@ def phone(data):
     return Banker(create_app(None, "fr", data))
 
 
+def test_a_mortgaged_square_offers_no_rent_and_says_why(phone):
+    phone.create("classic-fr", "Alice, Bruno")
+    phone.tap(action="buy", player="0", square="Rue de la Paix")
+    assert 'id="pay-1"' in phone.look("/square/Rue de la Paix").text  # held: Bruno pays in one tap
+    phone.tap(action="square", square="Rue de la Paix", op="mortgage")
+    for page in (phone.look("/square/Rue de la Paix"), phone.look("/rent?square=Rue+de+la+Paix")):
+        assert 'id="pay-1"' not in page.text and "Bruno paie 0" not in text_of(page)
+    said = re.search(r'id="no-rent"[^>]*>([^<]*)<', text_of(phone.look("/square/Rue de la Paix")))
+    assert said and "hypothéqué : pas de loyer" in said.group(1)
+
+
+def test_a_tax_square_says_a_tax_not_a_rent(phone, capsys):
+    phone.create("classic-fr", "Alice, Bruno")
+    page = text_of(phone.look("/square/Impôts sur le revenu"))
+    assert "Loyer" not in page and re.search(r'id="rent-total">Taxe : 200<', page)
+    assert "Alice paie 200 à la banque" in page  # a tap on the square pays its tax
+    status, out, _err = cli_json(capsys, "rent", str(phone_path(phone)), "Impôts sur le revenu")
+    assert status == 0 and out["rent"] == 200
+
+
+def phone_path(phone: Banker):
+    app = phone.http.app
+    return app.state.web.store.path("game", phone.name)
+
+
+def test_a_player_with_something_is_offered_the_bankruptcy_only(phone):
+    phone.create("trois.edition.yaml", "Alice, Bruno, Chloé")
+    page = phone.look("/player/2")  # Chloé has her M 20M: removing her would lose it
+    assert 'id="out-bank"' in page.text and 'id="drop"' not in page.text
+    phone.tap("", action="cash", player="2", value="0")
+    page = phone.look("/player/2")  # nothing left: she may leave
+    assert 'id="drop"' in page.text and 'id="out-bank"' in page.text
+
+
+def test_the_tower_correction_is_offered_only_where_the_rule_allows_it(phone):
+    phone.create("trois.edition.yaml", "Alice, Bruno")
+    phone.tap(action="buy", player="0", square="Les Halles")
+    phone.tap(action="buy", player="0", square="Quai Nord")
+    assert 'id="fix-tower"' not in phone.look("/square/Les Halles").text  # one full group: the rule needs two
+    phone.tap(action="buy", player="0", square="Port Sud")
+    assert 'id="fix-tower"' in phone.look("/square/Les Halles").text  # two full groups
+    phone.tap("", action="tower", player="0", value="Les Halles")
+    assert 'id="fix-tower" aria-pressed="true"' in phone.look("/square/Les Halles").text  # taken off: allowed
+
+
 def test_a_trade_leads_to_the_square_s_view_with_its_new_owner_and_its_undo(phone, data):
     phone.create("trois.edition.yaml", "Alice, Bruno")
     phone.tap(action="buy", player="0", square="Les Halles")

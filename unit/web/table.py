@@ -321,6 +321,8 @@ def show_player(request: Request, loaded: Loaded, index: int, status: int = 200,
         others=others,
         holdings=holdings,
         can_buy=bool(bank_page.for_sale(game, lang)),
+        # Leaving with nothing only: with cash or squares, a bankruptcy (``out``) is what the rules take.
+        can_drop=allowed(game, bank.RemovePlayer(player.name)),
         free=[s for s, _label in bank_page.for_sale(game, lang)],
         **refusal,
     )
@@ -410,10 +412,13 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
         squares = [{"name": s.name, "kind": s.kind} for s in squares_of(game)]
         report, error, needs_dice = reports.rent_of(game, squares, square, dice, lang)
         values |= {"report": report, "rent_error": error, "needs_dice": needs_dice, "dice": dice}
-        values["payers"] = bank_page.payers(game, report, lang)
+        no_rent = bank_page.rent_refusal(game, report, reports.dice_of(dice))  # a mortgaged square: said, not offered
+        values["payers"] = bank_page.payers(game, report, lang, reports.dice_of(dice))
+        values["no_rent"] = "" if no_rent is None else said(no_rent, bank_page.page_words(words))
     if owner_index is not None:
         owner = game.players[owner_index]
         holding = next(h for h in owner.holdings if h.name == square)
+        tower_after = None if owner.tower == square else square  # what the tower's correction would make it
         values |= {
             "owner_index": owner_index,
             "owner": owner,
@@ -421,6 +426,8 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
             "state": holding_state(game, owner, holding, words),
             "taps": square_taps(game, square, lang, variant),
             "tower": owner.tower == square,
+            # The tower's correction where the rules take it (two full groups, one tower in the game), or taken off.
+            "can_tower": game.kind == "city" and allowed(game, bank.SetTower(owner.name, tower_after)),
             "others": [(i, p.name) for i, p in enumerate(game.players) if i != owner_index],
             "hazards": HAZARDS,
             "bonuses": BONUSES,
