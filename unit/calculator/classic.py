@@ -284,9 +284,9 @@ class ClassicMonopoly(Rules):
         square = game.classic.squares[name]
         total = self.total
         self.refuse_dice(game, name, dice)
-        if isinstance(square, Tax):
+        if isinstance(square, Tax):  # a tax, not a rent: its last line says so (« Taxe : 200 »)
             return RentReport(
-                name, None, square.amount, (said("rent.tax", a=square.amount),), total("rent.total", square.amount)
+                name, None, square.amount, (said("rent.tax", a=square.amount),), total("rent.tax_total", square.amount)
             )
         held = game.holding(name)
         if held is None:

@@ -223,13 +223,14 @@ class SaidProblem:
 
 
 def problems_of(
-    game: positions.Game, variant: str | None, language: str, kind: Rules | None = None
+    game: positions.Game, variant: str | None, language: str, kind: Rules | None = None, ledger: bool = False
 ) -> list[SaidProblem]:
     """The position's broken rules in ``language`` (``variant``: classic only, ``timed`` or ``quick``; ``kind``: the
-    game's rules, as the caller looked them up once)."""
+    game's rules, as the caller looked them up once); with ``ledger``, a change made by hand too
+    (:func:`check_report`)."""
     w = i18n.words(language)
-    problems = check_report(game, variant, kind).problems
-    return [SaidProblem(p.player, p.square, p.rule, p.message.say(w)) for p in problems]
+    report = check_report(game, variant, kind, ledger=ledger)
+    return [SaidProblem(p.player, p.square, p.rule, p.message.say(w)) for p in report.problems]
 
 
 def check_object(report: CheckReport, w: i18n.Words) -> dict[str, Any]:

@@ -234,10 +234,30 @@ def history_values(
     }
 
 
-def payers(game: positions.Game, kind: Rules, report: RentReport | None, lang: str) -> list[dict[str, Any]]:
-    """The rent page's one-tap payments: for each player but the owner, « Bruno paie M 600k à Alice » (and the
-    rent-exemption card for its holder, City)."""
+def rent_refusal(game: positions.Game, kind: Rules, report: RentReport | None, dice: int | None = None) -> Text | None:
+    """Why the bank takes no rent on the report's square now, from anyone, the cash aside (« … est hypothéqué : pas
+    de loyer »); None when it takes one: the bank's own refusal (:func:`unit.calculator.bank.allows`, thrown ``dice``
+    for a utility), so that no payment is offered that the bank then refuses."""
     if report is None or report.square is None or report.needs_dice:
+        return None
+    payer = next((p.name for p in game.players if p.name != report.owner), None)
+    if payer is None:
+        return None
+    refusal = bank.allows(game, bank.PayRent(payer, report.square, dice), kind)
+    return None if refusal is None else refusal.text
+
+
+def payers(
+    game: positions.Game, kind: Rules, report: RentReport | None, lang: str, dice: int | None = None
+) -> list[dict[str, Any]]:
+    """The rent page's one-tap payments: for each player but the owner, « Bruno paie M 600k à Alice » (and the
+    rent-exemption card for its holder, City); none when the bank takes no rent there (:func:`rent_refusal`)."""
+    if (
+        report is None
+        or report.square is None
+        or report.needs_dice
+        or rent_refusal(game, kind, report, dice) is not None
+    ):
         return []
     w = i18n.words(lang)
     amount = kind.write(report.rent, w)

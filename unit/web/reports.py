@@ -65,7 +65,7 @@ def show_rent(
         needs_dice=needs_dice,
         report=report,
         error=refusal or error,
-        payers=bank_page.payers(game, kind, report, language_of(request)),
+        payers=bank_page.payers(game, kind, report, language_of(request), dice_of(dice_text)),
     )
 
 
@@ -78,7 +78,7 @@ def rent_of(
     report: RentReport | None = None
     error, needs_dice = "", False
     if chosen:
-        dice = int(dice_text) if dice_text.isascii() and dice_text.isdigit() and len(dice_text) < 3 else None
+        dice = dice_of(dice_text)
         refusal = kind_rules.dice_refusal(game, chosen, dice)
         if refusal is not None:  # dice the page never offers (13, on a street): its buttons, and why not those
             return None, refusal.say(w), True
@@ -91,6 +91,11 @@ def rent_of(
         if report is not None and report.needs_dice:  # an owned utility: its rent is a multiple of the throw
             report, error, needs_dice = None, w("web.calc.dice_needed"), True
     return report, error, needs_dice
+
+
+def dice_of(text: str) -> int | None:
+    """The throw a rent page's address gives (``?dice=7``), or None (none, or not a small number)."""
+    return int(text) if text.isascii() and text.isdigit() and len(text) < 3 else None
 
 
 def fortunes_page(request: Request) -> Response:
@@ -123,11 +128,12 @@ def fortunes_page(request: Request) -> Response:
 
 
 def check_page(request: Request) -> Response:
-    """The position's problems, each with its rule's sentence: the calculator's own check report."""
+    """The position's problems, each with its rule's sentence: the calculator's own check report, the ledger's
+    included (a change made by hand since the file was written: ``monopoly-city check`` says it too)."""
     loaded = load(request, request.path_params["name"])
     game, kind = loaded.game, loaded.rules
     variant = variant_of(kind, request.query_params.get("variant"))
-    report = commands.check_report(game, variant, kind)
+    report = commands.check_report(game, variant, kind, ledger=True)
     return page(request, "check", game_name=loaded.name, game=game, kind=game.kind, variant=variant, report=report)
 
 

@@ -277,7 +277,7 @@ def show_table(request: Request, loaded: Loaded, status: int = 200, **refusal: A
         view_path(loaded.name),
         status,
         recent=recent_squares(game),
-        problems=len(commands.problems_of(game, variant_of(kind, None), language_of(request), kind)),
+        problems=len(commands.problems_of(game, variant_of(kind, None), language_of(request), kind, ledger=True)),
         found=found_squares(game, kind, request.query_params.get("q", "")),
         q=request.query_params.get("q", ""),
         **refusal,
@@ -323,6 +323,8 @@ def show_player(request: Request, loaded: Loaded, index: int, status: int = 200,
         holdings=holdings,
         can_buy=bool(free),
         free=free,
+        # Leaving with nothing only: with cash or squares, a bankruptcy (``out``) is what the rules take.
+        can_drop=allowed(game, kind, bank.RemovePlayer(player.name)),
         **refusal,
     )
 
@@ -411,10 +413,13 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
         squares = [{"name": s.name, "kind": s.kind} for s in squares_of(game, kind)]
         report, error, needs_dice = reports.rent_of(game, kind, squares, square, dice, lang)
         values |= {"report": report, "rent_error": error, "needs_dice": needs_dice, "dice": dice}
-        values["payers"] = bank_page.payers(game, kind, report, lang)
+        no_rent = bank_page.rent_refusal(game, kind, report, reports.dice_of(dice))  # a mortgaged square: said
+        values["payers"] = bank_page.payers(game, kind, report, lang, reports.dice_of(dice))
+        values["no_rent"] = "" if no_rent is None else said(no_rent, bank_page.page_words(words))
     if owner_index is not None:
         owner = game.players[owner_index]
         holding = next(h for h in owner.holdings if h.name == square)
+        tower_after = None if owner.tower == square else square  # what the tower's correction would make it
         values |= {
             "owner_index": owner_index,
             "owner": owner,
@@ -422,6 +427,8 @@ def show_square(request: Request, loaded: Loaded, square: str, status: int = 200
             "state": holding_state(game, owner, holding, words),
             "taps": square_taps(game, kind, square, lang, variant),
             "tower": owner.tower == square,
+            # The tower's correction where the rules take it (two full groups, one tower in the game), or taken off.
+            "can_tower": game.kind == "city" and allowed(game, kind, bank.SetTower(owner.name, tower_after)),
             "others": [(i, p.name) for i, p in enumerate(game.players) if i != owner_index],
             "hazards": HAZARDS,
             "bonuses": BONUSES,
@@ -508,8 +515,11 @@ def show_path(request: Request, loaded: Loaded, view: str, status: int, **refusa
 
 
 def after_tap(name: str, form: Form, query: dict[str, str]) -> str:
-    """Where a tap that was taken leads: the view it came from, with the entry just recorded (``done``)."""
+    """Where a tap that was taken leads: the view it came from, with the entry just recorded (``done``); a trade, its
+    square's view (its new owner), not the trade's form again: its buttons reversed would invite a trade back."""
     view = safe_view(name, form.get("view", ""))
+    if form.get("action") == "trade" and "done" in query and form.get("square"):
+        view = view_path(name, "square", form["square"])
     if form.get("variant") in classic.VARIANTS:
         query = {"variant": form["variant"]} | query
     return view + (f"?{urlencode(query)}" if query else "")

@@ -32,12 +32,18 @@
       }
       const html = await answer.text();
       const before = main.querySelector(".table");
-      const sameView = before && answer.url.split("?")[0] === location.href.split("?")[0];
+      // Answered in place (a refusal, a question): the view the tap came from, whose address stays; the POST's own
+      // URL (/games/NAME/bank) answers no GET, so neither a reload nor Back may ever land on it.
+      const inPlace = posting && !answer.redirected;
+      const address = inPlace ? location.href : answer.url;
+      const sameView = before && address.split("?")[0] === location.href.split("?")[0];
       main.innerHTML = html;
       const table = main.querySelector(".table");
       if (table && table.dataset.title) document.title = table.dataset.title;
-      if (push && answer.url !== location.href) history.pushState({ view: true }, "", answer.url);
-      else if (answer.redirected) history.replaceState({ view: true }, "", answer.url);
+      if (!inPlace) {
+        if (push && answer.url !== location.href) history.pushState({ view: true }, "", answer.url);
+        else if (answer.redirected) history.replaceState({ view: true }, "", answer.url);
+      }
       setUp();
       const error = $("error") || $("slip");
       if (error) {
