@@ -100,9 +100,9 @@ def refusal_page(request: Request, exc: Exception) -> Response:
     if form.get("back") == "rent":
         return reports.show_rent(request, loaded, form.get("square", ""), form.get("dice", ""), exc.message, exc.status)
     said_ = table.ViewRefusal(exc.message, exc.field)
-    if exc.choices:  # a question instead: the same form, with each answer in place of what was typed
-        fields = tuple((k, v) for k, v in form.items() if k not in ("csrf", exc.field_name))
-        said_ = table.ViewRefusal(exc.message, exc.field, exc.choices, fields, exc.field_name)
+    if exc.choices:  # a question instead: the same form, each answer in place of what was typed, posted back to
+        fields = tuple((k, v) for k, v in form.items() if k not in ("csrf", exc.field_name))  # where the tap went
+        said_ = table.ViewRefusal(exc.message, exc.field, exc.choices, fields, exc.field_name, request.url.path)
     return table.refusal_view(request, loaded, form, said_, exc.status)
 
 
@@ -208,8 +208,8 @@ def correction_of(game_: positions.Game, kind: Rules, form: Form, language: str)
     if what in ("cash", "buy", "tower", "exemption", "drop"):
         index = form.get("player", "")
         name = player_name(game_, index, language)
-        if what == "cash":  # a cash set, not moved: its amount as typed (no slip to ask back)
-            return actions.SetCash(name, amount_of(None, form.get("value", ""), "cash", language)), "cash"
+        if what == "cash":  # a cash set, not moved: ``500`` asked back in a City game, as ``join --cash 500`` is
+            return actions.SetCash(name, amount_of(game_, form.get("value", ""), "cash", language, "value")), "cash"
         if what == "buy":
             return actions.Give(form.get("square", ""), name, unowned=True), "add"
         if what == "tower":

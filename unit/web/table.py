@@ -170,13 +170,15 @@ SAID_BESIDE: dict[str, frozenset[str]] = {
 @dataclass(frozen=True)
 class ViewRefusal:
     """A tap refused, as its view shows it: the sentence and the control (an element id) it is about; or a question
-    (``choices``: each answer's words and value, sent as field ``field_name`` with the tap's other ``fields``)."""
+    (``choices``: each answer's words and value, sent as field ``field_name`` with the tap's other ``fields`` to
+    ``action``, the path the tap was posted to: the bank's, or a correction's)."""
 
     message: str
     field: str = ""
     choices: tuple[tuple[str, str], ...] = ()
     fields: tuple[tuple[str, str], ...] = ()
     field_name: str = ""
+    action: str = ""
 
 
 # --- only what the rules allow --------------------------------------------------------------------------
