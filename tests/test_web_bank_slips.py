@@ -169,3 +169,47 @@ def test_the_card_the_bank_asks_for_a_purchase_asks_500_back(data):
         url, data={"csrf": token, "version": version, "card": "Port Sud", "price": "2M"}, follow_redirects=False
     )
     assert saved.status_code == 303
+
+
+# --- 2. undo says what it took back ----------------------------------------------------------------------------
+
+
+def undone_shown(page: str) -> list[str]:
+    found = re.search(r'id="undone"[^>]*><span>(.*?)</span>', page, re.S)
+    assert found is not None, page[:300]
+    return [html.unescape(line) for line in found.group(1).split("<br>")]
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_the_pages_undo_says_each_entry_and_what_moved_as_the_command_line_does(data, capsys, language):
+    # Review of issue 27 item 1: the page said only « 1 écriture(s) annulée(s) : l'argent et les biens sont revenus
+    # comme avant », never which entries nor what moved, and without saying it had checked.
+    from unit.cli import main
+
+    phone = Phone(create_app(None, language, data))
+    assert phone.create("Alice, Bruno").status_code == 303
+    path = data / "soiree.game.yaml"
+    phone.look()
+    assert phone.bank(action="buy", player="0", square="Les Halles").status_code == 303
+    phone.look()
+    assert phone.bank(action="transfer", player="1", to="to:0", amount="600k").status_code == 303
+    before = path.read_bytes()
+    copy = data / "copie.game.yaml"
+    copy.write_bytes(before)
+    capsys.readouterr()
+    assert main(["undo", str(copy), "2", "--lang", language]) == 0
+    by_command = capsys.readouterr().out.splitlines()
+    phone.look()
+    undone = phone.bank(action="undo", count="2", confirm="1")
+    assert undone.status_code == 303
+    shown = undone_shown(phone.look(undone.headers["location"].removeprefix("/games/soiree")))
+    assert [line.strip() for line in shown] == [line.strip() for line in by_command]
+    checked = "vérifié : départ et historique" if language == "fr" else "checked: start and history"
+    assert shown[-1].endswith(f"({checked})") and len(shown) > 3
+    assert shown[0] == ("Annulé : 2. Bruno → Alice · M 600k · virement" if language == "fr" else shown[0])
+    assert any("Les Halles" in line for line in shown)
+    # Once the file is written again, the old undo is no longer said; nor does the count claim anything.
+    phone.look()
+    assert phone.bank(action="player", player="0", op="salary").status_code == 303
+    again = undone_shown(phone.look("?undone=2"))
+    assert again == ["2 écriture(s) annulée(s)." if language == "fr" else "2 entr(y/ies) undone."]

@@ -156,14 +156,7 @@ def cmd_undo(args: argparse.Namespace, language: str) -> int:
         }
         print(json.dumps(obj, ensure_ascii=False))
         return 0
-    total = len(after.history) + len(undone.entries)
-    lines = [
-        w("bank.undone", e=f"{total - i}. {bank.describe(after, e, kind).say(w)}") for i, e in enumerate(undone.entries)
-    ]
-    lines += [f"  • {line.say(w)}" for line in undone.moves]
-    if undone.checked:
-        lines.append(w("bank.undone_checked"))
-    print(printed_lines(lines))
+    print(printed_lines([line.say(w) for line in bank.undone_lines(undone, kind)]))
     return 0
 
 

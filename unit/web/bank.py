@@ -341,9 +341,10 @@ def _act(request: Request, loaded: game.Loaded, form: Form) -> Response:
     count = undo_count(form)
     if what in ASK_FIRST and form.get("confirm") != "1" and not (what == "undo" and count == 1):
         return ask_first(request, loaded, form)
-    if what == "undo":
-        undone = write(request, loaded, undoing(count), "", record_hand=False).result
-        query = {"undone": str(len(undone.entries))}
+    if what == "undo":  # what it took back and what moved, said by the page it goes back to
+        undone = write(request, loaded, undoing(count), "", record_hand=False)
+        web_of(request).undone[name] = (undone.file.version, bank.undone_lines(undone.result, undone.file.rules))
+        query = {"undone": str(len(undone.result.entries))}
     else:
         action, field = action_of(loaded.game, form, lang)
         try:

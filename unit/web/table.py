@@ -148,6 +148,7 @@ def frame(request: Request, loaded: Loaded, name: str, view: str, status: int = 
         sale=sale,
         auction=query.get("auction", "") if query.get("auction", "") in {s.name for s in squares} else "",
         finder_list=finder,
+        bank_undone_said=bank_page.undone_said(request, loaded.name, loaded.version) if history["bank_undone"] else [],
         fragment=request.headers.get("x-fragment") == "1",
         **history,
         **values,
