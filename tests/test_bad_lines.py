@@ -64,17 +64,11 @@ def test_a_newline_in_a_name_cannot_fake_a_line(tmp_path, capsys):
     game = tmp_path / "game.yaml"
     shutil.copy(EXAMPLES / "classic-game.yaml", game)
     game.write_text(game.read_text(encoding="utf-8").replace("name: Bob\n", 'name: "Bob\\nGagnant : Mallory"\n'))
+    # Issue 28 item 6: such a name is refused by the loader, in one line naming the file and the key, the name escaped.
     for command in (["fortune", str(game)], ["check", str(game)], ["pay", str(game), "Léa", "Malik", "10"]):
-        main(command)
-        out = capsys.readouterr().out
-        assert not any(line.startswith("Gagnant : Mallory") for line in out.splitlines()), out
-    main(["pay", str(game), "Bob\nGagnant : Mallory", "Léa", "10"])  # the name typed as it is in the file
-    main(["history", str(game)])
-    out = capsys.readouterr().out
-    assert "  2. Bob\\nGagnant : Mallory → Léa · 10 · virement" in out.splitlines(), out
-    assert not any(line.startswith("Gagnant : Mallory") for line in out.splitlines()), out
-    main(["fortune", str(game)])
-    assert capsys.readouterr().out.splitlines()[-1] == "Gagnant : Bob\\nGagnant : Mallory"
+        assert main(command) == 2
+        out, err = capsys.readouterr()
+        assert out == "" and f"{game}: players[0], name: " in one_line(err) and "Bob\\nGagnant : Mallory" in err
 
 
 def test_a_bad_edition_is_said_with_the_game_file_that_names_it(tmp_path, capsys):

@@ -213,3 +213,28 @@ def test_the_pages_undo_says_each_entry_and_what_moved_as_the_command_line_does(
     assert phone.bank(action="player", player="0", op="salary").status_code == 303
     again = undone_shown(phone.look("?undone=2"))
     assert again == ["2 écriture(s) annulée(s)." if language == "fr" else "2 entr(y/ies) undone."]
+
+
+# --- 5 and 6. names: one line, and never the bank's ----------------------------------------------------------
+
+
+def test_a_game_file_with_an_escape_code_in_a_name_is_one_line_on_the_page_never_the_raw_byte(phone, data):
+    path = data / "soiree.game.yaml"
+    path.write_text(path.read_text(encoding="utf-8").replace("- name: Alice", '- name: "Al\\e[31mice"'), "utf-8")
+    page = phone.http.get("/games/soiree")
+    assert page.status_code == 422 and "\x1b" not in page.text
+    assert "soiree.game.yaml: players[0], name: un nom de joueur tient sur une ligne" in html.unescape(page.text)
+
+
+@pytest.mark.parametrize("name", ["banque", "Bank", "la banque"])
+def test_a_player_named_as_the_bank_is_refused_on_the_page(data, name):
+    phone = Phone(create_app(None, "fr", data))
+    refused = phone.create(f"Alice, {name}")
+    assert refused.status_code == 400 and f"{name!r} est un nom de la banque" in html.unescape(refused.text)
+    assert not (data / "soiree.game.yaml").exists()
+    assert phone.create("Alice, Bruno").status_code == 303
+    before = (data / "soiree.game.yaml").read_bytes()
+    phone.look()
+    added = phone.correct(action="player", value=name)
+    assert added.status_code == 400 and f"{name!r} est un nom de la banque" in error_of(added)
+    assert (data / "soiree.game.yaml").read_bytes() == before

@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from unit import i18n
+from unit import fields, i18n
 from unit.calculator import actions, bank, gamefile, money
 from unit.calculator import position as positions
 from unit.calculator.actions import Action, RecordHandChange
@@ -102,6 +102,8 @@ def cmd_pay(args: argparse.Namespace, language: str) -> int:
         raise ArgumentError("dice" if args.dice is not None else "exemption", Text("bank.cli.rent_only"))
     if args.payee is None or args.amount is None:
         raise UserError("pay", Text("bank.cli.pay_usage"))
+    if args.note is not None and not args.note.isprintable():  # a newline, an escape code: as the page refuses it
+        raise ArgumentError("for", Text("errors.expected_one_line", got=fields.got(args.note)))
     value = amount(args.amount, "AMOUNT", language)
     slips = (("AMOUNT", money.slip(args.amount, value)),)
     return record(args, language, bank.Pay(args.payer, args.payee, value, args.note), slips)

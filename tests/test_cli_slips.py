@@ -1,0 +1,77 @@
+"""The review of issues 27 and 28 on the command line and in the game loader: notes and names with a control
+character or a name of the bank refused in one line, a minus sign said the same whichever is typed, the hand
+changes worded with the game's money, a file's mode kept.
+"""
+
+from __future__ import annotations
+
+import shutil
+from pathlib import Path
+
+import pytest
+
+from unit.calculator import position
+from unit.cli import main
+
+ROOT = Path(__file__).resolve().parent.parent
+EXAMPLES = ROOT / "docs/examples"
+
+
+@pytest.fixture
+def files(tmp_path):
+    for name in ("city-game.yaml", "city-example.yaml", "classic-game.yaml"):
+        shutil.copy(EXAMPLES / name, tmp_path / name)
+    return tmp_path
+
+
+# --- 5. control characters ---------------------------------------------------------------------------------
+
+
+def test_a_note_with_an_escape_code_is_refused_as_the_page_refuses_it(files, capsys):
+    # Review of issue 28 item 6: « pay … --for $'x\e[31mred' » was accepted and stored, while the page refused it.
+    game = files / "city-game.yaml"
+    before = game.read_bytes()
+    assert main(["pay", str(game), "Bruno", "Alice", "10k", "--for", "x\x1b[31mred"]) == 2
+    err = capsys.readouterr().err
+    line = "--for: une seule ligne sans caractère de contrôle était attendue, pas le texte 'x\\x1b[31mred'"
+    assert err == f"monopoly-city: {line}\n"
+    assert "\x1b" not in err and game.read_bytes() == before
+    assert main(["pay", str(game), "Bruno", "Alice", "10k", "--for", "prêt"]) == 0
+
+
+def test_a_game_file_with_a_control_character_in_a_name_is_refused_in_one_line(files, capsys):
+    # Review of issue 28 item 6: a hand-written « Al\e[31mice » loaded, check said OK, and the page sent the raw ESC.
+    game = files / "city-game.yaml"
+    game.write_text(
+        game.read_text(encoding="utf-8").replace("  - name: Alice\n", '  - name: "Al\\e[31mice"\n', 1), "utf-8"
+    )
+    for argv in (["check", str(game)], ["fortune", str(game)], ["pay", str(game), "Bruno", "Chloé", "10k"]):
+        status = main(argv)
+        err = capsys.readouterr().err
+        assert status == 2 and err.count("\n") == 1, (argv, err)
+        assert f"{game}: players[0], name: un nom de joueur tient sur une ligne" in err and "\x1b" not in err, err
+
+
+# --- 6. the bank's names are not players' ------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("name", ["banque", "Bank", "la banque", "The Bank"])
+def test_a_player_named_as_the_bank_is_refused_on_the_command_line_and_by_the_loader(files, capsys, name):
+    # Review: a player « banque » was accepted; then « pay G banque Bob 10 » took that player's money.
+    assert main(["game", "new", "classic-fr", "--players", f"Alice,{name}"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"--players: {name!r} est un nom de la banque" in err
+    game = files / "city-game.yaml"
+    before = game.read_bytes()
+    assert main(["join", str(game), name]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "est un nom de la banque" in err and game.read_bytes() == before
+    game.write_text(game.read_text(encoding="utf-8").replace("  - name: Bruno\n", f"  - name: {name}\n", 1), "utf-8")
+    assert main(["check", str(game), "--lang", "en"]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and f"{game}: {name}, name: {name!r} is a name of the bank" in err
+
+
+def test_the_loader_still_reads_every_example():
+    for name in ("city-game.yaml", "classic-game.yaml"):
+        assert position.load(str(EXAMPLES / name)).players
