@@ -75,3 +75,35 @@ def test_a_player_named_as_the_bank_is_refused_on_the_command_line_and_by_the_lo
 def test_the_loader_still_reads_every_example():
     for name in ("city-game.yaml", "classic-game.yaml"):
         assert position.load(str(EXAMPLES / name)).players
+
+
+# --- 4. the minus sign ---------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("language", ["fr", "en"])
+def test_a_payment_with_a_unicode_minus_is_told_as_one_with_a_hyphen(files, capsys, language):
+    # Review of issue 27: « pay … −500k » (U+2212) lacked « c'est l'ordre qui dit qui paie » that « -500k » gets.
+    game = files / "city-game.yaml"
+    before = game.read_bytes()
+    said = {}
+    for sign in ("-", "\u2212"):
+        assert status_of(["pay", str(game), "Bruno", "Alice", f"{sign}500k", "--lang", language]) == 2
+        said[sign] = capsys.readouterr().err
+    assert said["\u2212"] == said["-"].replace("-500k", "\u2212500k") and said["-"].count("\n") == 1
+    assert ("c'est l'ordre qui dit qui paie" if language == "fr" else "the order says who pays") in said["-"]
+    assert game.read_bytes() == before
+
+
+def status_of(argv: list[str]) -> int | str | None:
+    try:
+        return main(argv)
+    except SystemExit as exit:  # argparse's own errors exit (« -500k » is read as an option)
+        return exit.code
+
+
+@pytest.mark.parametrize("minus", ["-", "−"])
+def test_a_minus_alone_is_told_that_an_amount_is_expected(files, capsys, minus):
+    game = files / "city-game.yaml"
+    assert status_of(["pay", str(game), "Bruno", "Alice", minus]) == 2
+    err = capsys.readouterr().err
+    assert err == f"monopoly-city: MONTANT: attendu un montant comme 12,5M, 500k ou 1200, reçu le texte {minus!r}\n"

@@ -238,3 +238,15 @@ def test_a_player_named_as_the_bank_is_refused_on_the_page(data, name):
     added = phone.correct(action="player", value=name)
     assert added.status_code == 400 and f"{name!r} est un nom de la banque" in error_of(added)
     assert (data / "soiree.game.yaml").read_bytes() == before
+
+
+# --- 4. the minus sign -------------------------------------------------------------------------------------
+
+
+@pytest.mark.parametrize("typed", ["-", "−"])
+def test_a_minus_alone_on_the_page_is_told_that_an_amount_is_expected(phone, typed):
+    # Review of issue 27: « - » alone said « attendu un montant d'au moins 0, reçu - », the sentence the issue named.
+    phone.look("/player/0")
+    refused = phone.bank(action="transfer", player="0", to="to:1", amount=typed, view="/games/soiree/player/0")
+    assert refused.status_code == 400
+    assert error_of(refused) == f"attendu un montant comme 12,5M, 500k ou 1200, reçu le texte {typed!r}"

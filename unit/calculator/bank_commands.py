@@ -104,6 +104,11 @@ def cmd_pay(args: argparse.Namespace, language: str) -> int:
         raise UserError("pay", Text("bank.cli.pay_usage"))
     if args.note is not None and not args.note.isprintable():  # a newline, an escape code: as the page refuses it
         raise ArgumentError("for", Text("errors.expected_one_line", got=fields.got(args.note)))
+    written = money.unsigned(args.amount)
+    if written is not None:  # « −500k » (U+2212), not an option to argparse: said as its « -500k » is, with the order
+        w = i18n.words(language)
+        line = w("cli.argparse.negative_amount", typed=args.amount.strip(), amount=written)
+        raise UserError("", line + w("cli.argparse.negative_payment", amount=written))
     value = amount(args.amount, "AMOUNT", language)
     slips = (("AMOUNT", money.slip(args.amount, value)),)
     return record(args, language, bank.Pay(args.payer, args.payee, value, args.note), slips)
