@@ -107,3 +107,43 @@ def test_a_minus_alone_is_told_that_an_amount_is_expected(files, capsys, minus):
     assert status_of(["pay", str(game), "Bruno", "Alice", minus]) == 2
     err = capsys.readouterr().err
     assert err == f"monopoly-city: MONTANT: attendu un montant comme 12,5M, 500k ou 1200, reçu le texte {minus!r}\n"
+
+
+# --- 3. the hand changes in the game's words ---------------------------------------------------------------
+
+
+def edited(game: Path, old: str, new: str) -> None:
+    """``old`` replaced by ``new`` in the players' part of the file (before ``start:``): a change made by hand."""
+    players, _, rest = game.read_text(encoding="utf-8").partition("start:")
+    assert old in players
+    game.write_text(players.replace(old, new, 1) + "start:" + rest, encoding="utf-8")
+
+
+@pytest.mark.parametrize(("language", "said"), [("fr", "M 12,51M selon l'historique, M 11M"), ("en", "M 12.51M")])
+def test_a_cash_changed_by_hand_is_said_in_the_games_money(files, capsys, language, said):
+    # Review: « argent : 19000000 selon l'historique, 18000000 dans le fichier ».
+    game = files / "city-game.yaml"
+    assert main(["pay", str(game), "Bruno", "Alice", "10k"]) == 0
+    edited(game, "cash: 12,51M", "cash: 11M")
+    capsys.readouterr()
+    assert main(["undo", str(game), "--lang", language]) == 2
+    err = capsys.readouterr().err
+    assert said in err and "12510000" not in err and "11000000" not in err, err
+    assert main(["check", str(game), "--lang", language]) == 1
+    out = capsys.readouterr().out
+    assert said in out and "12510000" not in out, out
+    assert not any(line.startswith(":") for line in out.splitlines()), out  # no empty « : » in front
+
+
+def test_a_district_moved_by_hand_with_its_buildings_says_them(files, capsys):
+    # Review: « Bruno reçoit Les Halles » said without the building that came with it.
+    game = files / "city-game.yaml"
+    assert main(["pay", str(game), "Bruno", "Alice", "10k"]) == 0
+    edited(game, "  - {name: Plein Ouest, residential: 2, industrial: 1}\n", "")
+    edited(game, "  - {name: Opéra,", "  - {name: Plein Ouest, residential: 2, industrial: 1}\n  - {name: Opéra,")
+    capsys.readouterr()
+    assert main(["record", str(game)]) == 0
+    out = capsys.readouterr().out
+    assert "Bruno reçoit Plein Ouest (résidentiels 2, industriels 1)" in out and "Alice cède Plein Ouest" in out, out
+    assert main(["undo", str(game)]) == 0
+    assert "Bruno reçoit Plein Ouest (résidentiels 2, industriels 1)" in capsys.readouterr().out

@@ -821,6 +821,9 @@ def describe_changes(entry: Entry) -> list[Text]:
             lines.append(Text("bank.change.joined", p=c.player))
         elif isinstance(c, PlayerField):
             lines.append(Text(f"bank.change.{c.field}", p=c.player, b=_value(c.before), a=_value(c.after)))
+        elif isinstance(c, Gained) and c.holding:  # with its buildings (a district moved by hand as it stood)
+            parts = [Phrase(Text(f"bank.key.{k}"), " ", _value(v, k)) for k, v in c.holding.items()]
+            lines.append(Text("bank.change.gained_with", p=c.player, s=c.square, f=Joined(parts)))
         elif isinstance(c, Gained):
             lines.append(Text("bank.change.gained", p=c.player, s=c.square))
         elif isinstance(c, Lost):
