@@ -14,11 +14,11 @@ import signal
 import socket
 import subprocess
 import sys
-import tempfile
 from pathlib import Path
 
 import pytest
 
+from unit import files
 from unit.cli import main
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -163,7 +163,7 @@ def test_a_verb_on_a_read_only_disk_is_one_line_and_the_game_file_is_as_it_was(t
     def read_only(*args, **kwargs):
         raise OSError(errno.EROFS, "Read-only file system")
 
-    monkeypatch.setattr(tempfile, "mkstemp", read_only)  # what unit.files writes with
+    monkeypatch.setattr(files, "_temporary", read_only)  # where unit.files writes first
     assert main(["pay", str(game), "Bob", "Léa", "10", "--lang", "en"]) == 2
     out, err = capsys.readouterr()
     assert err == f"monopoly-city: {game}: cannot write it: Read-only file system (the file is as it was)\n"

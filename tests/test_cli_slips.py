@@ -5,13 +5,16 @@ changes worded with the game's money, a file's mode kept.
 
 from __future__ import annotations
 
+import os
 import shutil
+import stat
 from pathlib import Path
 
 import pytest
 
 from unit.calculator import position
 from unit.cli import main
+from unit.files import write_atomically
 
 ROOT = Path(__file__).resolve().parent.parent
 EXAMPLES = ROOT / "docs/examples"
@@ -147,3 +150,22 @@ def test_a_district_moved_by_hand_with_its_buildings_says_them(files, capsys):
     assert "Bruno reçoit Plein Ouest (résidentiels 2, industriels 1)" in out and "Alice cède Plein Ouest" in out, out
     assert main(["undo", str(game)]) == 0
     assert "Bruno reçoit Plein Ouest (résidentiels 2, industriels 1)" in capsys.readouterr().out
+
+
+# --- 7. a file's mode kept -----------------------------------------------------------------------------------
+
+
+def test_a_write_keeps_the_game_files_mode_and_a_new_file_gets_open_s(files, capsys):
+    # Review: a command line write turned a game file's 0644 into 0600 (mkstemp's mode).
+    game = files / "city-game.yaml"
+    for mode in (0o644, 0o664, 0o600):
+        os.chmod(game, mode)
+        assert main(["pay", str(game), "Bruno", "Alice", "10k"]) == 0
+        assert stat.S_IMODE(os.stat(game).st_mode) == mode
+    old = os.umask(0o027)
+    try:
+        new = files / "new.game.yaml"
+        write_atomically(new, game.read_bytes())
+    finally:
+        os.umask(old)
+    assert stat.S_IMODE(os.stat(new).st_mode) == 0o640  # 0666 less the umask, as open() would
