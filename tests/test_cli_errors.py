@@ -68,8 +68,9 @@ def test_a_negative_number_argparse_reads_is_refused_by_the_rules(capsys, tmp_pa
     assert main(["game", "new", "classic-fr", "--players", "Bruno,Alice"]) == 0
     game.write_text(capsys.readouterr().out, encoding="utf-8")
     assert main(["pay", str(game), "Bruno", "Alice", "-500"]) == 2
-    assert (
-        capsys.readouterr().err == "monopoly-city: MONTANT: -500 : un montant s'écrit sans signe moins : écrivez 500\n"
+    assert capsys.readouterr().err == (  # as « -500k » and « −500k » are said: the order says who pays
+        "monopoly-city: -500 : un montant s'écrit sans signe moins : écrivez 500 ; "
+        "c'est l'ordre qui dit qui paie : pay PARTIE.yaml PAYEUR BÉNÉFICIAIRE 500\n"
     )
 
 

@@ -147,10 +147,12 @@ def test_a_minus_typed_is_told_as_the_command_line_tells_it_and_a_files_as_befor
     assert typed.value.message == "-500k : un montant s'écrit sans signe moins : écrivez 500k"
     with pytest.raises(UserError, match="au moins 0"):
         money.field("-500k", "cash", "fr")
-    for nothing_after in ("-", "- ", "--5", "-abc"):  # no amount after the sign: nothing to write instead
-        with pytest.raises(UserError) as alone:
-            money.parse(nothing_after, "montant", "fr")
-        assert alone.value.message == f"attendu un montant d'au moins 0, reçu {nothing_after.strip()}"
+    for nothing_after in ("-", "- ", "--5", "-abc", "−"):  # no amount after the sign: an amount is expected
+        for read in (money.parse, money.field):  # (review of issue 27: not « attendu un montant d'au moins 0, reçu - »)
+            with pytest.raises(UserError) as alone:
+                read(nothing_after, "montant", "fr")
+            said = f"attendu un montant comme 12,5M, 500k ou 1200, reçu le texte {nothing_after.strip()!r}"
+            assert alone.value.message == said
 
 
 def test_a_city_amount_under_10k_typed_bare_is_asked_back():

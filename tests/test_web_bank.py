@@ -187,13 +187,14 @@ def test_the_page_writes_a_long_history_as_the_command_line_does_whatever_its_no
     phone = Banker(app)
     phone.create("trois.edition.yaml", "Alice, Bruno")
     path = data / "soiree.game.yaml"
-    for note in ("prêt\n- what: pay", "a: b", "- x", "'quoted'", "x" * 300):
+    for note in ("prêt - what: pay", "a: b", "- x", "'quoted'", "x #y", "x" * 300):
         assert cli_json(capsys, "pay", str(path), "Alice", "Bruno", "1k", "--for", note)[0] == 0
+    assert cli_json(capsys, "pay", str(path), "Alice", "Bruno", "1k", "--for", "prêt\n- what: pay")[0] == 2  # 2 lines
     phone.tap(action="transfer", player="1", to="to:0", amount="2k")
     assert path.read_text(encoding="utf-8") == positions.dumps(game_of(path), "trois.edition.yaml")
     phone.tap(action="undo", count="2", confirm="1")
     assert path.read_text(encoding="utf-8") == positions.dumps(game_of(path), "trois.edition.yaml")
-    assert len(game_of(path).history) == 4
+    assert len(game_of(path).history) == 5
 
 
 # --- nothing paid twice --------------------------------------------------------------------------------

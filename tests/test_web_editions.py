@@ -424,11 +424,13 @@ def test_a_typed_amount_gets_the_loaders_verdict_and_message(field, typed, lang)
         f"districts[0].rents[{field.removeprefix('rent')}]" if field.startswith("rent") else f"districts[0].{field}"
     )
     try:
-        edition.money.parse(typed.strip(), f"x.edition.yaml: groups[0].{place}", lang, typed=False)
+        amount = edition.money.parse(typed.strip(), f"x.edition.yaml: groups[0].{place}", lang, typed=False)
     except UserError as error:
         assert errors == {field: error.message} and result is None
-    else:
-        assert errors == {} and result is not None
+    else:  # a City amount under M 10k typed bare (« 500 ») is asked back as the command line asks it (issue 27)
+        slip = edition.money.slip(typed.strip(), amount)
+        asked = {} if slip is None else {field: slip.say(i18n.words(lang))}
+        assert errors == asked and (result is None) == bool(asked)
 
 
 def test_a_card_typed_is_saved_at_each_pause_when_right_and_replaces_itself(client):

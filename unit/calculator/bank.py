@@ -191,6 +191,21 @@ def undo(game: Game, count: int = 1, kind: Rules | None = None) -> Undone:
     return Undone(after, undone, moves(kind, game.players, after.players), checked)
 
 
+def undone_lines(undone: Undone, kind: Rules) -> tuple[Text, ...]:
+    """What an undo says, one line each, on the command line and the page alike (issue 27 item 1): each entry taken
+    back with its number, the last first (« Annulé : 19. Bruno → Alice · M 600k · virement »), then what moved
+    (« • Alice : M 12,5M → M 13,1M »), and that everything is as it was only when :func:`undo` checked it."""
+    total = len(undone.game.history) + len(undone.entries)
+    lines = [
+        Text("bank.undone", e=Text("bank.undone_entry", n=total - i, e=describe(undone.game, entry, kind)))
+        for i, entry in enumerate(undone.entries)
+    ]
+    lines += [Text("bank.undone_move", m=line) for line in undone.moves]
+    if undone.checked:
+        lines.append(Text("bank.undone_checked"))
+    return tuple(lines)
+
+
 def moves(kind: Rules, before: tuple[Player, ...], after: tuple[Player, ...]) -> tuple[Text, ...]:
     """What moved from ``before`` to ``after``, one line each: « Alice : M 12,5M → M 13,1M », « Docks : Bruno →
     Alice », « Docks : résidentiels 4 → 3 », « Zoé revient dans la partie »."""
@@ -806,6 +821,9 @@ def describe_changes(entry: Entry) -> list[Text]:
             lines.append(Text("bank.change.joined", p=c.player))
         elif isinstance(c, PlayerField):
             lines.append(Text(f"bank.change.{c.field}", p=c.player, b=_value(c.before), a=_value(c.after)))
+        elif isinstance(c, Gained) and c.holding:  # with its buildings (a district moved by hand as it stood)
+            parts = [Phrase(Text(f"bank.key.{k}"), " ", _value(v, k)) for k, v in c.holding.items()]
+            lines.append(Text("bank.change.gained_with", p=c.player, s=c.square, f=Joined(parts)))
         elif isinstance(c, Gained):
             lines.append(Text("bank.change.gained", p=c.player, s=c.square))
         elif isinstance(c, Lost):

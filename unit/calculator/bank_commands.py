@@ -16,7 +16,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from unit import i18n
+from unit import fields, i18n
 from unit.calculator import actions, bank, gamefile, money
 from unit.calculator import position as positions
 from unit.calculator.actions import Action, RecordHandChange
@@ -102,6 +102,13 @@ def cmd_pay(args: argparse.Namespace, language: str) -> int:
         raise ArgumentError("dice" if args.dice is not None else "exemption", Text("bank.cli.rent_only"))
     if args.payee is None or args.amount is None:
         raise UserError("pay", Text("bank.cli.pay_usage"))
+    if args.note is not None and not args.note.isprintable():  # a newline, an escape code: as the page refuses it
+        raise ArgumentError("for", Text("errors.expected_one_line", got=fields.got(args.note)))
+    written = money.unsigned(args.amount)
+    if written is not None:  # « −500k » (U+2212), not an option to argparse: said as its « -500k » is, with the order
+        w = i18n.words(language)
+        line = w("cli.argparse.negative_amount", typed=args.amount.strip(), amount=written)
+        raise UserError("", line + w("cli.argparse.negative_payment", amount=written))
     value = amount(args.amount, "AMOUNT", language)
     slips = (("AMOUNT", money.slip(args.amount, value)),)
     return record(args, language, bank.Pay(args.payer, args.payee, value, args.note), slips)
@@ -156,14 +163,7 @@ def cmd_undo(args: argparse.Namespace, language: str) -> int:
         }
         print(json.dumps(obj, ensure_ascii=False))
         return 0
-    total = len(after.history) + len(undone.entries)
-    lines = [
-        w("bank.undone", e=f"{total - i}. {bank.describe(after, e, kind).say(w)}") for i, e in enumerate(undone.entries)
-    ]
-    lines += [f"  • {line.say(w)}" for line in undone.moves]
-    if undone.checked:
-        lines.append(w("bank.undone_checked"))
-    print(printed_lines(lines))
+    print(printed_lines([line.say(w) for line in bank.undone_lines(undone, kind)]))
     return 0
 
 

@@ -241,12 +241,15 @@ def check_object(report: CheckReport, w: i18n.Words) -> dict[str, Any]:
 
 
 def check_lines(report: CheckReport, w: i18n.Words) -> list[str]:
+    """One line per problem: « Alice · Docks: … [rule] », or the sentence alone when it is about no player nor square
+    (the ledger's: no empty « : » in front)."""
     if report.ok:
         return ["OK"]
-    return [
-        " · ".join(part for part in (p.player, p.square) if part) + f": {p.message.say(w)} [{p.rule}]"
-        for p in report.problems
-    ]
+    lines = []
+    for p in report.problems:
+        where = " · ".join(part for part in (p.player, p.square) if part)
+        lines.append((f"{where}: " if where else "") + f"{p.message.say(w)} [{p.rule}]")
+    return lines
 
 
 # --- the bank: salary, tax, mortgage, sell ------------------------------------------------------

@@ -21,6 +21,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
+from unit.calculator import money
 from unit.calculator.history import (
     Altered,
     Arrived,
@@ -230,13 +231,15 @@ class Difference:
     """Where the position in the file is not its start and history: ``player``, ``square`` (None: the player's own
     field, or the player themself), ``field`` (``cash``, ``holding``, a holding's field, ``tower``,
     ``exemption_card``, ``player``; ``history`` when the history does not apply to the start at all), and the value
-    the history gives (``expected``) against the one in the file (``found``)."""
+    the history gives (``expected``) against the one in the file (``found``); ``kind``, the game's (city, classic),
+    writes a cash as the game does (« M 19M », « 1500 »)."""
 
     player: str
     square: str | None
     field: str
     expected: Value
     found: Value
+    kind: str = "classic"
 
     @property
     def text(self) -> Text:
@@ -246,12 +249,15 @@ class Difference:
             "bank.hand.difference",
             w=where,
             f=Text(f"bank.hand.field.{self.field}"),
-            e=_said(self.expected),
-            g=_said(self.found),
+            e=_said(self.expected, self.kind if self.field == "cash" else None),
+            g=_said(self.found, self.kind if self.field == "cash" else None),
         )
 
 
-def _said(value: Value) -> Text | str:
+def _said(value: Value, kind: str | None = None) -> Text | str:
+    """A value in a difference's words: an amount (``kind`` given: a cash) as the game writes it, else as it is."""
+    if kind == "city" and isinstance(value, int) and not isinstance(value, bool):
+        return money.CityAmount(value)  # « M 19,5M » in French, « M 19.5M » in English: said where it is read
     if value is None or value is False:
         return Text("bank.value.none")
     if value is True:
@@ -281,12 +287,12 @@ def differences(game: Game) -> tuple[Difference, ...]:
         values = found.text.values
         square = values.get("s")
         return (Difference(str(values.get("p", "")), None if square is None else str(square), "history", None, None),)
-    return compare(found, game.players)
+    return compare(found, game.players, game.kind)
 
 
-def compare(expected: tuple[Player, ...], found: tuple[Player, ...]) -> tuple[Difference, ...]:
+def compare(expected: tuple[Player, ...], found: tuple[Player, ...], kind: str = "classic") -> tuple[Difference, ...]:
     """The differences between the players ``expected`` and the players ``found``, player by player, square by
-    square."""
+    square; a cash written as the game ``kind`` writes it."""
     out: list[Difference] = []
     mine = {p.name: p for p in found}
     theirs = {p.name: p for p in expected}
@@ -301,7 +307,7 @@ def compare(expected: tuple[Player, ...], found: tuple[Player, ...]) -> tuple[Di
         if f is None:
             continue
         if e.cash != f.cash:
-            out.append(Difference(e.name, None, "cash", e.cash, f.cash))
+            out.append(Difference(e.name, None, "cash", e.cash, f.cash, kind))
         if e.tower != f.tower:
             out.append(Difference(e.name, None, "tower", e.tower, f.tower))
         if e.exemption_card != f.exemption_card:

@@ -12,7 +12,8 @@ Reading (:func:`parse`), one rule per shape, and nothing else:
   decimal mark; the result must be whole;
 - an ``M`` in front is the currency (``M 2M``, ``M10k``).
 
-Refused, with a line saying what to write: ``1.5`` alone (1.5 what?), ``1,50,000``, ``-500k``, ``∞``,
+Refused, with a line saying what to write: ``1.5`` alone (1.5 what?), ``1,50,000``, ``-500k`` (``−500k``, the
+Unicode minus, alike; ``-`` alone: an amount expected), ``∞``,
 digits other than 0-9 (``１２``, ``١٢M``), and a YAML decimal number (``cash: 500.000`` unquoted is the
 number 500.0 to YAML: the dots are gone before we see them).
 
@@ -114,21 +115,33 @@ def _parse_text(text: str, where: str, words: Callable[..., str], typed: bool) -
     if _BARE_DECIMAL.fullmatch(text) is not None:
         written = re.sub(r"[.,]", words("decimal_mark"), text)  # 1,5M in French, 1.5M in English
         raise UserError(where, words("ambiguous", text=text, written=written))
-    if text.lstrip().startswith(("-", "−")):  # typed: the command line's sentence, on the page too (issue 27)
-        rest = text.strip()[1:].strip()
-        if typed and rest and not rest.startswith(("-", "−")) and _reads(rest, where, words):
+    if text.lstrip().startswith(MINUS):  # typed: the command line's sentence, on the page too (issue 27)
+        rest = unsigned(text)
+        if rest is None:  # « - » alone: no number to be under 0, an amount expected
+            raise UserError(where, words("expected_text", got=repr(text)))
+        if typed:
             raise UserError(where, words("minus", typed=text.strip(), amount=rest))
         raise UserError(where, words("negative", got=text))
     raise UserError(where, words("expected_text", got=repr(text)))
 
 
-def _reads(text: str, where: str, words: Callable[..., str]) -> bool:
-    """Whether ``text`` is an amount: « -500k » is then told « écrivez 500k », and « - » alone is not."""
+#: The minus signs a person types: the hyphen, and the Unicode minus (U+2212) a phone's keyboard may give.
+MINUS = ("-", "\u2212")
+
+
+def unsigned(text: str) -> str | None:
+    """The amount ``text`` writes after its minus sign (« -500k », « −500k »: « 500k »), told « écrivez 500k »; None
+    without a sign, or with no amount after it (« - » alone is told that an amount is expected, not « attendu un
+    montant d'au moins 0, reçu - »: there is no number to be under 0)."""
+    stripped = text.strip()
+    rest = stripped[1:].strip()
+    if not stripped.startswith(MINUS) or not rest or rest.startswith(MINUS):
+        return None
     try:
-        _parse_text(text, where, words, typed=False)
+        _parse_text(rest, "", lambda key, /, **values: key, typed=False)
     except UserError:
-        return False
-    return True
+        return None
+    return rest
 
 
 #: Under this, a Monopoly City amount typed as a bare number is asked back: nothing there costs less (« M 10k »).

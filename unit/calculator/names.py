@@ -13,6 +13,7 @@ from __future__ import annotations
 import difflib
 from typing import Generic, TypeVar
 
+from unit.calculator.actions import BANK_NAMES
 from unit.calculator.words import said
 from unit.errors import Text, UserError
 from unit.fields import name_key
@@ -76,9 +77,11 @@ PLAYER_NAME_CHARS = 40
 
 
 def player_name(typed: str, where: str) -> str:
-    """A player's name as a person typed it (the page, ``game new --players``, ``join``), checked once for both: one
-    line of at most :data:`PLAYER_NAME_CHARS` characters, no control character (a newline would fake a line of the
-    history, an escape code colour the terminal), refused in one line rather than stored escaped."""
+    """A player's name as a person typed it (the page, ``game new --players``, ``join``) or a game file holds it (the
+    loader), checked once for all: one line of at most :data:`PLAYER_NAME_CHARS` characters, no control character (a
+    newline would fake a line of the history, an escape code colour the terminal), refused in one line rather than
+    stored escaped; and not one of the bank's names (``banque``, ``bank``: ``pay G banque Bob 10`` would take that
+    player's money, not the bank's)."""
     name = typed.strip()
     if not name:
         raise UserError(where, said("names.player_empty"))
@@ -87,4 +90,6 @@ def player_name(typed: str, where: str) -> str:
         raise UserError(where, said("names.player_control", got=repr(name)[:60], c=repr(bad)))
     if len(name) > PLAYER_NAME_CHARS:
         raise UserError(where, said("names.player_long", n=PLAYER_NAME_CHARS, got=len(name)))
+    if name_key(name) in {name_key(bank) for bank in BANK_NAMES}:
+        raise UserError(where, said("names.player_bank", got=repr(name), names=", ".join(BANK_NAMES)))
     return name

@@ -22,6 +22,7 @@ from unit.calculator import history as histories
 from unit.calculator import money
 from unit.calculator.edition import BONUSES, HAZARDS, CityEdition, ClassicEdition, Company, Street
 from unit.calculator.names import Names
+from unit.calculator.names import player_name as checked_name
 from unit.calculator.words import shown, words
 from unit.errors import Text, UserError
 
@@ -238,7 +239,7 @@ def _players(raw: object, where: str, source: str, edition: editions.Edition, la
     for i, item in enumerate(fields.sequence(raw, where)):
         at = f"{source}: {_label(item, f'players[{i}]')}"
         spec = _keys(item, at, ("name",), ("cash",) + PLAYER_KEYS[edition.game])
-        player_name = fields.text(spec["name"], f"{at}, name")
+        player_name = checked_name(fields.text(spec["name"], f"{at}, name"), f"{at}, name")  # as typed ones
         if fields.name_key(player_name) in seen:
             raise UserError(at, words(language, "game.same_player", p=repr(player_name)))
         seen.add(fields.name_key(player_name))
@@ -293,9 +294,9 @@ def _holdings(
 
 def _label(item: object, place: str) -> str:
     """How an error names a player or a holding: its name as written (``Bruno``, ``Docks``), or, when it has no
-    readable one, its ``place`` in the file (``players[1]``)."""
+    readable one (none, or one with a control character), its ``place`` in the file (``players[1]``)."""
     name = item.get("name") if isinstance(item, dict) else None
-    return name.strip() if isinstance(name, str) and name.strip() else place
+    return name.strip() if isinstance(name, str) and name.strip() and name.isprintable() else place
 
 
 def _classic_player(

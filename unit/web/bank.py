@@ -100,9 +100,9 @@ def refusal_page(request: Request, exc: Exception) -> Response:
     if form.get("back") == "rent":
         return reports.show_rent(request, loaded, form.get("square", ""), form.get("dice", ""), exc.message, exc.status)
     said_ = table.ViewRefusal(exc.message, exc.field)
-    if exc.choices:  # a question instead: the same form, with each answer in place of what was typed
-        fields = tuple((k, v) for k, v in form.items() if k not in ("csrf", exc.field_name))
-        said_ = table.ViewRefusal(exc.message, exc.field, exc.choices, fields, exc.field_name)
+    if exc.choices:  # a question instead: the same form, each answer in place of what was typed, posted back to
+        fields = tuple((k, v) for k, v in form.items() if k not in ("csrf", exc.field_name))  # where the tap went
+        said_ = table.ViewRefusal(exc.message, exc.field, exc.choices, fields, exc.field_name, request.url.path)
     return table.refusal_view(request, loaded, form, said_, exc.status)
 
 
@@ -208,8 +208,8 @@ def correction_of(game_: positions.Game, kind: Rules, form: Form, language: str)
     if what in ("cash", "buy", "tower", "exemption", "drop"):
         index = form.get("player", "")
         name = player_name(game_, index, language)
-        if what == "cash":  # a cash set, not moved: its amount as typed (no slip to ask back)
-            return actions.SetCash(name, amount_of(None, form.get("value", ""), "cash", language)), "cash"
+        if what == "cash":  # a cash set, not moved: ``500`` asked back in a City game, as ``join --cash 500`` is
+            return actions.SetCash(name, amount_of(game_, form.get("value", ""), "cash", language, "value")), "cash"
         if what == "buy":
             return actions.Give(form.get("square", ""), name, unowned=True), "add"
         if what == "tower":
@@ -341,9 +341,10 @@ def _act(request: Request, loaded: game.Loaded, form: Form) -> Response:
     count = undo_count(form)
     if what in ASK_FIRST and form.get("confirm") != "1" and not (what == "undo" and count == 1):
         return ask_first(request, loaded, form)
-    if what == "undo":
-        undone = write(request, loaded, undoing(count), "", record_hand=False).result
-        query = {"undone": str(len(undone.entries))}
+    if what == "undo":  # what it took back and what moved, said by the page it goes back to
+        undone = write(request, loaded, undoing(count), "", record_hand=False)
+        web_of(request).undone[name] = (undone.file.version, bank.undone_lines(undone.result, undone.file.rules))
+        query = {"undone": str(len(undone.result.entries))}
     else:
         action, field = action_of(loaded.game, loaded.rules, form, lang)
         try:

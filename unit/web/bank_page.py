@@ -30,7 +30,7 @@ from unit.calculator import position as positions
 from unit.calculator.edition import CityEdition, ClassicEdition, Street
 from unit.calculator.rulebook import RentReport, Rules
 from unit.errors import Say, Text, UserError
-from unit.web.common import language_of, paired, session, whole
+from unit.web.common import language_of, paired, session, web_of, whole
 from unit.web.hub import UnitHub
 
 
@@ -232,6 +232,17 @@ def history_values(
         "bank_last": last,
         "bank_undone": whole(query.get("undone"), MAX_UNDONE) or 0,
     }
+
+
+def undone_said(request: Request, name: str, version: str) -> list[str]:
+    """What the last undo on game ``name`` took back and what moved, as ``monopoly-city undo`` says it
+    (:func:`unit.calculator.bank.undone_lines`), while the file is still the version it wrote; nothing otherwise
+    (written since, or the service restarted): the page then says only how many entries were taken back."""
+    kept = web_of(request).undone.get(name)
+    if kept is None or kept[0] != version:
+        return []
+    say = page_words(i18n.words(language_of(request)))
+    return [line.say(say) for line in kept[1]]
 
 
 def rent_refusal(game: positions.Game, kind: Rules, report: RentReport | None, dice: int | None = None) -> Text | None:

@@ -82,6 +82,9 @@ class Web:
         self.language = language if language in i18n.languages() else i18n.REFERENCE
         self.pairing = PairingGuard()  # who may ask for a pairing code and try one
         self.held: dict[str, Held] = {}  # session id -> its buttons down
+        #: Each game's last undo on a page: the version it wrote and what it took back and moved, said by the page
+        #: it redirects to (:func:`unit.web.bank_page.undone_said`) while the file is still that version.
+        self.undone: dict[str, tuple[str, tuple[Text, ...]]] = {}
         self.templates = Environment(
             loader=FileSystemLoader(HERE / "templates"), autoescape=select_autoescape(["html"]), auto_reload=False
         )

@@ -90,6 +90,9 @@ VALUE_FIELDS = ("name", "starting_cash", "go_salary", "industry_tax", *HAZARDS)
 #: What stands for a wrong field while the others are checked (never written): a name nobody types, and a
 #: rent of 0 (a null inside the nine rents is itself wrong); any other field is left null.
 SET_ASIDE: dict[str, object] = {"name": "\x00name", "group": "\x00group"} | dict.fromkeys(RENT_FIELDS, 0)
+#: The fields that are amounts of the game's money: every one at least M 10k on a City card or board
+#: (reference/rules.md), so a bare ``500`` there is a forgotten k, asked back (issue 27 item 3).
+AMOUNT_FIELDS = (*CARD_AMOUNTS, *RENT_FIELDS, "skyscraper_cost", "starting_cash", "go_salary", "industry_tax")
 
 
 def source_of(name: str) -> str:
@@ -161,7 +164,27 @@ def checked(build: Build, values: Values, source: str, language: str) -> tuple[d
             errors["_"] = wrong.say(words)  # not one of the form's fields: the whole line
             return errors, None
         errors[field] = wrong.message.say(words) if isinstance(wrong.message, Text) else wrong.message
+    errors |= {k: v for k, v in slips(values, language).items() if k not in errors}
     return errors, None if errors else loaded  # type: ignore[return-value]  # game: city
+
+
+def slips(values: Values, language: str) -> dict[str, str]:
+    """The amounts typed bare under M 10k (``500``), each asked back under its field as the command line asks it
+    (« 500 ? M 500 ou M 500k ? … »): nothing on a City card costs less, so it is a forgotten k, never saved silently.
+    Written in full (``M 500``), an amount is what it says; one the loader refuses is said by the loader."""
+    words = i18n.words(language)
+    out: dict[str, str] = {}
+    for key in AMOUNT_FIELDS:
+        typed = values.get(key)
+        if not isinstance(typed, str):
+            continue
+        try:
+            question = money.slip(typed, money.parse(typed, key, language))
+        except UserError:
+            continue
+        if question is not None:
+            out[key] = question.say(words)
+    return out
 
 
 def card_builder(ed: CityEdition, old: int | None) -> Build:
@@ -258,8 +281,12 @@ def edition_values(fields: dict[str, str]) -> Values:
 
 
 def shown_amount(value: int | None, language: str) -> str:
-    """An amount in a form field, as the table writes it (``2,5M``); empty for none."""
-    return "" if value is None else money.city(value, language).removeprefix("M ")
+    """An amount in a form field, as the table writes it (``2,5M``); empty for none. One under M 10k keeps its
+    currency (``M 500``): written in full, it is not asked back (:func:`slips`) each time the card is saved."""
+    if value is None:
+        return ""
+    shown = money.city(value, language)
+    return shown if 0 < value < money.CITY_SMALLEST else shown.removeprefix("M ")
 
 
 def card_form(ed: CityEdition, n: int | None, language: str) -> dict[str, str]:

@@ -89,14 +89,18 @@ MAX_PLAYERS = names.MAX_PLAYERS
 PLAYER_NAME_CHARS = names.PLAYER_NAME_CHARS
 
 
-def player_name_fits(name: str) -> bool:
-    """A player's name as the page takes it: :func:`unit.calculator.names.player_name`'s, one line of at most
-    PLAYER_NAME_CHARS characters."""
-    try:
-        names.player_name(name, "name")
-    except UserError:
-        return False
-    return True
+def players_refused(typed: list[str], w: i18n.Words) -> str | None:
+    """What the page says of the players typed, in one line: too many, or the first name
+    :func:`unit.calculator.names.player_name` refuses, with its sentence (a control character, too long, a name of
+    the bank); None when every one is taken."""
+    if len(typed) > MAX_PLAYERS:
+        return w("web.calc.player_name", n=PLAYER_NAME_CHARS)
+    for name in typed:
+        try:
+            names.player_name(name, "name")
+        except UserError as error:
+            return said(error.message, w)
+    return None
 
 
 # --- the pages ------------------------------------------------------------------------------------
@@ -204,8 +208,9 @@ def create(request: Request, form: Form) -> Response:
     new_city = edition == NEW_CITY
     if not new_city and edition not in shipped and edition.removesuffix(".edition.yaml") not in store.names("edition"):
         return games_list(request, w("web.calc.no_edition"), 400, form)
-    if len(typed) > MAX_PLAYERS or not all(player_name_fits(n) for n in typed):
-        return games_list(request, w("web.calc.player_name", n=PLAYER_NAME_CHARS), 400, form)
+    refusal = players_refused(typed, w)
+    if refusal is not None:
+        return games_list(request, refusal, 400, form)
     try:
         store.path("game", name)
         if new_city and store.version("game", name) is not None:

@@ -149,6 +149,7 @@ def frame(request: Request, loaded: Loaded, name: str, view: str, status: int = 
         sale=sale,
         auction=query.get("auction", "") if query.get("auction", "") in {s.name for s in squares} else "",
         finder_list=finder,
+        bank_undone_said=bank_page.undone_said(request, loaded.name, loaded.version) if history["bank_undone"] else [],
         fragment=request.headers.get("x-fragment") == "1",
         **history,
         **values,
@@ -171,13 +172,15 @@ SAID_BESIDE: dict[str, frozenset[str]] = {
 @dataclass(frozen=True)
 class ViewRefusal:
     """A tap refused, as its view shows it: the sentence and the control (an element id) it is about; or a question
-    (``choices``: each answer's words and value, sent as field ``field_name`` with the tap's other ``fields``)."""
+    (``choices``: each answer's words and value, sent as field ``field_name`` with the tap's other ``fields`` to
+    ``action``, the path the tap was posted to: the bank's, or a correction's)."""
 
     message: str
     field: str = ""
     choices: tuple[tuple[str, str], ...] = ()
     fields: tuple[tuple[str, str], ...] = ()
     field_name: str = ""
+    action: str = ""
 
 
 # --- only what the rules allow --------------------------------------------------------------------------
