@@ -16,7 +16,6 @@ one step.
 from __future__ import annotations
 
 import contextlib
-import hashlib
 import os
 import re
 import stat
@@ -25,6 +24,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from unit import files
+from unit.calculator.gamefile import version_of  # one version for the pages and the command line
 from unit.errors import Text, UserError
 from unit.files import write_atomically
 from unit.yamlfile import MAX_BYTES  # the command line's own bound: the page never writes what it would refuse
@@ -53,10 +53,6 @@ class Changed(UserError):
 
     def __init__(self, where: str):
         super().__init__(where, Text("web.calc.changed"))
-
-
-def version_of(data: bytes) -> str:
-    return hashlib.sha256(data).hexdigest()[:16]
 
 
 class Store:
