@@ -467,6 +467,7 @@ class SystemTest:
         """ENCHÈRES held on the welcome screen opens the settings, CONSTRUCTION changes one, ON/OFF leaves: each
         a finger on its PL061 line (qtest), seen on the live stream."""
         guest, phone = self.guest, self.phone
+        marker = float(guest.out("python3 -c 'import time; print(time.monotonic())'").strip())
         held = time.monotonic()
         guest.press(LINES["auction"], 2.5)
         opened = phone.wait(state_is("settings"), 10, after=held)
@@ -480,13 +481,16 @@ class SystemTest:
         leaving = time.monotonic()
         guest.press(LINES["power"])
         left = phone.wait(state_is("off"), 10, after=leaving)
+        time.sleep(1)
+        clicks = [c for c in watched_lines(guest) if c[1] == "buzzer" and c[0] >= marker]  # the menu's clicks
         self.report.check(
             "settings menu",
-            bool(opened and changed and left),
+            bool(opened and changed and left and len(clicks) >= 2),
             f"ENCHÈRES held 2.5 s on line {LINES['auction']}: the settings "
             + (f"{opened - held:.2f} s after the press began" if opened else "never opened")
             + f"; CONSTRUCTION on line {LINES['build']}: the game's length now {minutes} min"
-            + f"; ON/OFF on line {LINES['power']}: {'the welcome screen again' if left else 'still in the menu'}",
+            + f"; ON/OFF on line {LINES['power']}: {'the welcome screen again' if left else 'still in the menu'}"
+            + f"; the clicks: {len(clicks)} changes of the buzzer's line {LINES['buzzer']}",
         )
 
     def power_on(self) -> None:
