@@ -559,36 +559,29 @@ def serving(state_dir: Path | None, language: str = "fr", box: bool | None = Non
     """The web application under uvicorn in a thread, on a free loopback port: yields its base URL. ``box``
     False: a laptop's service (the calculator open while no unit runs), else a box's with a ``state_dir``
     (the calculator written from paired phones only: :func:`pair_page`)."""
-    import uvicorn
-
     from unit.web.app import create_app
 
-    port = free_port()
-    app = create_app(state_dir, language, box=box)
-    app.state.web.hub.listening = ("127.0.0.1", port)  # as server.py does: the unit shows it
-    config = uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning")
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    wait_for(lambda: server.started, 10, "the web service to start")
-    try:
-        yield f"http://127.0.0.1:{port}"
-    finally:
-        server.should_exit = True
-        thread.join(10)
+    with _served(create_app(state_dir, language, box=box)) as url:
+        yield url
 
 
 @contextlib.contextmanager
 def serving_data(data: Path, state_dir: Path | None = None, language: str = "fr") -> Iterator[str]:
     """The web application on ``data`` as the calculator's folder (``state_dir``: the unit's, or None), under
     uvicorn in a thread on a free loopback port: yields its base URL."""
-    import uvicorn
-
     from unit.web.app import create_app
 
+    with _served(create_app(state_dir, language, data)) as url:
+        yield url
+
+
+@contextlib.contextmanager
+def _served(app: Any) -> Iterator[str]:
+    """``app`` under uvicorn in a thread on a free loopback port, told its address as server.py tells it."""
+    import uvicorn
+
     port = free_port()
-    app = create_app(state_dir, language, data)
-    app.state.web.hub.listening = ("127.0.0.1", port)
+    app.state.web.hub.listening = ("127.0.0.1", port)  # as server.py does: the unit shows it
     server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()

@@ -26,7 +26,6 @@ player ask first (a second tap on the page that says what will happen).
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from typing import TypeVar
 
 from starlette.exceptions import HTTPException
@@ -46,21 +45,6 @@ from unit.web.store import make_room
 
 T = TypeVar("T")
 
-#: The taps on a card (``op``) and the bank's action each makes for the card's square.
-CARD_OPS: dict[str, Callable[[str, str | None], Action]] = {
-    "residential": lambda s, v: actions.Build(s, residential=1),
-    "industrial": lambda s, v: actions.Build(s, industrial=1),
-    "skyscraper": lambda s, v: actions.Build(s, skyscraper=True),
-    "stadium": lambda s, v: actions.Build(s, stadium=True),
-    "tower": lambda s, v: actions.Build(s, tower=True),
-    "house": lambda s, v: actions.Build(s, houses=1, variant=v),
-    "hotel": lambda s, v: actions.Build(s, hotel=True, variant=v),
-    "sell_one": lambda s, v: actions.SellBack(s, 1, v),
-    "sell_all": lambda s, v: actions.SellBack(s, None, v),
-    "hazard": lambda s, v: actions.RemoveHazard(s),
-    "mortgage": lambda s, v: actions.Mortgage(s),
-    "lift": lambda s, v: actions.Lift(s),
-}
 #: Forms that ask first: what the page says before the second tap.
 ASK_FIRST = ("undo", "out", "drop")
 
@@ -143,9 +127,9 @@ def action_of(game_: positions.Game, kind: Rules, form: Form, language: str) -> 
     variant = game.variant_of(kind, form.get("variant"))
     if what == "square":
         square, op = form.get("square", ""), form.get("op", "")
-        if op not in CARD_OPS:
+        if op not in bank_page.CARD_OPS:
             raise TapRefused(i18n.words(language)("web.calc.unknown_action"))
-        return CARD_OPS[op](square, variant), "square"
+        return bank_page.CARD_OPS[op](square, variant), "square"
     if what == "rent":
         exempt = form.get("exempt", "")
         payer = player_name(game_, exempt or form.get("payer"), language)

@@ -33,6 +33,22 @@ from unit.errors import Say, Text, UserError
 from unit.web.common import language_of, paired, session, web_of, whole
 from unit.web.hub import UnitHub
 
+#: The taps on a card (``op``) and the bank's action each makes for the card's square.
+CARD_OPS: dict[str, Callable[[str, str | None], bank.Action]] = {
+    "residential": lambda s, v: bank.Build(s, residential=1),
+    "industrial": lambda s, v: bank.Build(s, industrial=1),
+    "skyscraper": lambda s, v: bank.Build(s, skyscraper=True),
+    "stadium": lambda s, v: bank.Build(s, stadium=True),
+    "tower": lambda s, v: bank.Build(s, tower=True),
+    "house": lambda s, v: bank.Build(s, houses=1, variant=v),
+    "hotel": lambda s, v: bank.Build(s, hotel=True, variant=v),
+    "sell_one": lambda s, v: bank.SellBack(s, 1, v),
+    "sell_all": lambda s, v: bank.SellBack(s, None, v),
+    "hazard": lambda s, v: bank.RemoveHazard(s),
+    "mortgage": lambda s, v: bank.Mortgage(s),
+    "lift": lambda s, v: bank.Lift(s),
+}
+
 
 def page_words(words: i18n.Words) -> Say:
     """``words``, except the bank's sentences that name a command line's option or verb (``--exemption``,

@@ -43,7 +43,7 @@ from unit.web.card_links import ACTION_KEYS, Ask, card_url, digits, safe_back
 from unit.web.common import Form, Refused, language_of, page, see_other, web_of, words_of
 from unit.web.store import NAME_RE, Changed
 
-#: The bank's taps on a card (``op``) that a card's need stands for (:data:`unit.web.bank.CARD_OPS`).
+#: The bank's taps on a card (``op``) that a card's need stands for (:data:`unit.web.bank_page.CARD_OPS`).
 SQUARE_OPS = ("residential", "industrial", "skyscraper", "mortgage", "lift", "hazard")
 #: Which form fields each gap's field is (the Editions form's names; a hazard's is its name).
 FORM_FIELDS: dict[str, tuple[str, ...]] = {

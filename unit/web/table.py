@@ -24,7 +24,6 @@ only for the cash stays (the refusal says what the player can do), and so does o
 
 from __future__ import annotations
 
-from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote, unquote, urlencode
@@ -233,29 +232,13 @@ def bank_action_of_player_op(player: str, op: str) -> bank.Action | None:
     return None
 
 
-CARD_OPS: dict[str, Callable[[str, str | None], bank.Action]] = {
-    "residential": lambda s, v: bank.Build(s, residential=1),
-    "industrial": lambda s, v: bank.Build(s, industrial=1),
-    "skyscraper": lambda s, v: bank.Build(s, skyscraper=True),
-    "stadium": lambda s, v: bank.Build(s, stadium=True),
-    "tower": lambda s, v: bank.Build(s, tower=True),
-    "house": lambda s, v: bank.Build(s, houses=1, variant=v),
-    "hotel": lambda s, v: bank.Build(s, hotel=True, variant=v),
-    "sell_one": lambda s, v: bank.SellBack(s, 1, v),
-    "sell_all": lambda s, v: bank.SellBack(s, None, v),
-    "hazard": lambda s, v: bank.RemoveHazard(s),
-    "mortgage": lambda s, v: bank.Mortgage(s),
-    "lift": lambda s, v: bank.Lift(s),
-}
-
-
 def square_taps(game: positions.Game, kind: Rules, square: str, lang: str, variant: str | None) -> list[Tap]:
     """A held square's taps (build, sell back, remove a hazard, mortgage or lift), those the rules allow now."""
     owner = next(p for p in game.players for h in p.holdings if h.name == square)
     holding = next(h for h in owner.holdings if h.name == square)
     out = []
     for tap in bank_page.card_taps(game, kind, owner, holding, variant, lang):
-        if allowed(game, kind, CARD_OPS[tap.op](square, variant)):
+        if allowed(game, kind, bank_page.CARD_OPS[tap.op](square, variant)):
             fields = (("action", "square"), ("square", square), ("op", tap.op))
             quiet = tap.op in ("mortgage", "lift", "sell_one", "sell_all")
             out.append(Tap(fields, tap.label, tap.money, f"op-{tap.op}", quiet))
