@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
+import html
 import io
 import json
 import os
@@ -546,6 +547,47 @@ class LinkClient:
     def close(self) -> None:
         with contextlib.suppress(OSError):
             self.sock.shutdown(socket.SHUT_RDWR)
+
+
+class Banker:
+    """One phone at the bank, through Starlette's test client: its own cookies, the token and the version of the last
+    view it looked at (the tests of the game's views and taps)."""
+
+    def __init__(self, app: Any, name: str = "soiree"):
+        from starlette.testclient import TestClient
+
+        self.http = TestClient(app, base_url="http://box.local")
+        self.name = name
+        self.csrf = ""
+        self.version = ""
+
+    def look(self, path: str = "") -> Any:
+        page = self.http.get(f"/games/{self.name}{path}")
+        assert page.status_code == 200, page.text
+        self.csrf = re.search(r'data-csrf="([^"]+)"', page.text).group(1)  # type: ignore[union-attr]
+        found = re.search(r'name="version" value="([^"]+)"', page.text)
+        self.version = found.group(1) if found else self.version
+        return page
+
+    def create(self, edition: str, players: str) -> None:
+        page = self.http.get("/games")
+        self.csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)  # type: ignore[union-attr]
+        form = {"csrf": self.csrf, "name": self.name, "edition": edition, "players": players}
+        assert self.http.post("/games", data=form, follow_redirects=False).status_code == 303
+
+    def post(self, where: str = "/bank", **form: str) -> Any:
+        """The form as the view last seen sends it (``where``: ``/bank``, or ``""`` for a correction)."""
+        data = {"csrf": self.csrf, "version": self.version, **form}
+        return self.http.post(f"/games/{self.name}{where}", data=data, follow_redirects=False)
+
+    def tap(self, where: str = "/bank", **form: str) -> Any:
+        """Look at the table, then tap: what a person does; the tap must be taken."""
+        self.look()
+        answer = self.post(where, **form)
+        if answer.status_code != 303:
+            found = re.search(r'id="error"[^>]*>([^<]*)<', answer.text)
+            raise AssertionError(html.unescape(found.group(1)) if found else answer.text[:300])
+        return answer
 
 
 def free_port() -> int:

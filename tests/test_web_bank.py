@@ -22,6 +22,7 @@ pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not in
 import httpx2 as httpx  # noqa: E402
 from helpers import (  # noqa: E402
     THREE_DISTRICTS,
+    Banker,
     RunningUnit,
     bank_flow,
     cli_json,
@@ -38,42 +39,6 @@ from unit.calculator import bank, ledger, money  # noqa: E402
 from unit.calculator import position as positions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
 from unit.web.bank_page import Sales  # noqa: E402
-
-
-class Banker:
-    """One phone at the bank: its own cookies, the token and the version of the last page it looked at."""
-
-    def __init__(self, app, name: str = "soiree"):
-        self.http = TestClient(app, base_url="http://box.local")
-        self.name = name
-        self.csrf = ""
-        self.version = ""
-
-    def look(self, path: str = "") -> httpx.Response:
-        page = self.http.get(f"/games/{self.name}{path}")
-        assert page.status_code == 200, page.text
-        self.csrf = re.search(r'data-csrf="([^"]+)"', page.text).group(1)
-        found = re.search(r'name="version" value="([^"]+)"', page.text)
-        self.version = found.group(1) if found else self.version
-        return page
-
-    def create(self, edition: str, players: str) -> None:
-        page = self.http.get("/games")
-        self.csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
-        form = {"csrf": self.csrf, "name": self.name, "edition": edition, "players": players}
-        assert self.http.post("/games", data=form, follow_redirects=False).status_code == 303
-
-    def post(self, **form: str) -> httpx.Response:
-        """The form as the page last seen sends it."""
-        data = {"csrf": self.csrf, "version": self.version, **form}
-        return self.http.post(f"/games/{self.name}/bank", data=data, follow_redirects=False)
-
-    def tap(self, **form: str) -> httpx.Response:
-        """Look at the page, then tap: what a person does; the tap must be taken."""
-        self.look()
-        answer = self.post(**form)
-        assert answer.status_code == 303, error_of(answer) or answer.text[:300]
-        return answer
 
 
 def error_of(page: httpx.Response) -> str:

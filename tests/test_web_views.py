@@ -17,43 +17,10 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
 import httpx2 as httpx  # noqa: E402
-from helpers import THREE_DISTRICTS, cli_json  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
+from helpers import THREE_DISTRICTS, Banker, cli_json  # noqa: E402
 
 from unit.calculator import position as positions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
-
-
-class Banker:
-    """One phone at the bank: the token and the version of the last view it looked at."""
-
-    def __init__(self, app, name: str = "soiree"):
-        self.http = TestClient(app, base_url="http://box.local")
-        self.name = name
-        self.csrf = ""
-        self.version = ""
-
-    def look(self, path: str = "") -> httpx.Response:
-        page = self.http.get(f"/games/{self.name}{path}")
-        assert page.status_code == 200, page.text
-        self.csrf = re.search(r'data-csrf="([^"]+)"', page.text).group(1)
-        found = re.search(r'name="version" value="([^"]+)"', page.text)
-        self.version = found.group(1) if found else self.version
-        return page
-
-    def create(self, edition: str, players: str) -> None:
-        page = self.http.get("/games")
-        self.csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
-        form = {"csrf": self.csrf, "name": self.name, "edition": edition, "players": players}
-        assert self.http.post("/games", data=form, follow_redirects=False).status_code == 303
-
-    def tap(self, where: str = "/bank", **form: str) -> httpx.Response:
-        """Look at the table, then tap (``where``: ``/bank``, or ``""`` for a correction); the tap must be taken."""
-        self.look()
-        data = {"csrf": self.csrf, "version": self.version, **form}
-        answer = self.http.post(f"/games/{self.name}{where}", data=data, follow_redirects=False)
-        assert answer.status_code == 303, answer.text[:300]
-        return answer
 
 
 def text_of(page: httpx.Response) -> str:
