@@ -569,11 +569,14 @@ class Banker:
         self.version = found.group(1) if found else self.version
         return page
 
-    def create(self, edition: str, players: str) -> None:
+    def create(self, edition: str, players: str, taken: bool = True) -> Any:
+        """A new game from the games' page; ``taken``: it must be made (else the answer, refused or not)."""
         page = self.http.get("/games")
         self.csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)  # type: ignore[union-attr]
         form = {"csrf": self.csrf, "name": self.name, "edition": edition, "players": players}
-        assert self.http.post("/games", data=form, follow_redirects=False).status_code == 303
+        answer = self.http.post("/games", data=form, follow_redirects=False)
+        assert answer.status_code == 303 or not taken, answer.text[:300]
+        return answer
 
     def post(self, where: str = "/bank", **form: str) -> Any:
         """The form as the view last seen sends it (``where``: ``/bank``, or ``""`` for a correction)."""

@@ -16,39 +16,10 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
-from helpers import JSON, THREE_DISTRICTS, card, full_card  # noqa: E402
-from starlette.testclient import TestClient  # noqa: E402
+from helpers import JSON, THREE_DISTRICTS, Banker, card, full_card  # noqa: E402
 
 from unit.calculator import position as positions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
-
-
-class Phone:
-    def __init__(self, app, name: str = "soiree"):
-        self.http = TestClient(app, base_url="http://box.local")
-        self.name = name
-        self.csrf = self.version = ""
-
-    def look(self, path: str = "") -> str:
-        page = self.http.get(f"/games/{self.name}{path}")
-        assert page.status_code == 200, page.text[:300]
-        self.csrf = re.search(r'data-csrf="([^"]+)"', page.text).group(1)
-        self.version = re.search(r'name="version" value="([^"]+)"', page.text).group(1)
-        return page.text
-
-    def create(self, players: str, edition: str = "trois.edition.yaml"):
-        page = self.http.get("/games")
-        self.csrf = re.search(r'name="csrf" value="([^"]+)"', page.text).group(1)
-        form = {"csrf": self.csrf, "name": self.name, "edition": edition, "players": players}
-        return self.http.post("/games", data=form, follow_redirects=False)
-
-    def bank(self, **form: str):
-        data = {"csrf": self.csrf, "version": self.version, **form}
-        return self.http.post(f"/games/{self.name}/bank", data=data, follow_redirects=False)
-
-    def correct(self, **form: str):
-        data = {"csrf": self.csrf, "version": self.version, **form}
-        return self.http.post(f"/games/{self.name}", data=data, follow_redirects=False)
 
 
 def error_of(response) -> str:
@@ -85,8 +56,8 @@ def data(tmp_path):
 
 @pytest.fixture
 def phone(data):
-    phone = Phone(create_app(None, "fr", data))
-    assert phone.create("Alice, Bruno").status_code == 303
+    phone = Banker(create_app(None, "fr", data))
+    phone.create("trois.edition.yaml", "Alice, Bruno")
     return phone
 
 
@@ -102,7 +73,7 @@ def test_a_cash_corrected_to_500_in_a_city_game_is_asked_back_and_each_answer_is
     # while ``join --cash 500`` asks « M 500 ou M 500k ? ».
     before = (data / "soiree.game.yaml").read_bytes()
     phone.look("/player/0")
-    asked = phone.correct(action="cash", player="0", value="500", view="/games/soiree/player/0")
+    asked = phone.post("", action="cash", player="0", value="500", view="/games/soiree/player/0")
     assert asked.status_code == 400 and (data / "soiree.game.yaml").read_bytes() == before
     action, hidden, answers = question_of(asked)
     assert error_of(asked) == "M 500 ou M 500k ?"
@@ -113,7 +84,7 @@ def test_a_cash_corrected_to_500_in_a_city_game_is_asked_back_and_each_answer_is
     assert taken.status_code == 303, error_of(taken)
     assert game_of(data).players[0].cash == 500_000
     phone.look("/player/0")
-    assert phone.correct(action="cash", player="0", value="M 500").status_code == 303  # written in full: as said
+    assert phone.post("", action="cash", player="0", value="M 500").status_code == 303  # written in full: as said
     assert game_of(data).players[0].cash == 500
 
 
@@ -150,10 +121,10 @@ def test_a_city_card_typed_500_is_asked_back_and_kept_as_typed(phone, data):
 
 def test_the_card_the_bank_asks_for_a_purchase_asks_500_back(data):
     (data / "deux.edition.yaml").write_text(THREE_DISTRICTS.replace("price: 2M, ", "price: null, "), encoding="utf-8")
-    phone = Phone(create_app(None, "fr", data))
-    assert phone.create("Alice, Bruno", "deux.edition.yaml").status_code == 303
+    phone = Banker(create_app(None, "fr", data))
+    phone.create("deux.edition.yaml", "Alice, Bruno")
     phone.look()
-    asked = phone.bank(action="buy", player="0", square="Port Sud")
+    asked = phone.post(action="buy", player="0", square="Port Sud")
     assert asked.status_code == 303 and "/card?" in asked.headers["location"]
     url = asked.headers["location"]
     page = phone.http.get(url)
@@ -186,13 +157,13 @@ def test_the_pages_undo_says_each_entry_and_what_moved_as_the_command_line_does(
     # comme avant », never which entries nor what moved, and without saying it had checked.
     from unit.cli import main
 
-    phone = Phone(create_app(None, language, data))
-    assert phone.create("Alice, Bruno").status_code == 303
+    phone = Banker(create_app(None, language, data))
+    phone.create("trois.edition.yaml", "Alice, Bruno")
     path = data / "soiree.game.yaml"
     phone.look()
-    assert phone.bank(action="buy", player="0", square="Les Halles").status_code == 303
+    assert phone.post(action="buy", player="0", square="Les Halles").status_code == 303
     phone.look()
-    assert phone.bank(action="transfer", player="1", to="to:0", amount="600k").status_code == 303
+    assert phone.post(action="transfer", player="1", to="to:0", amount="600k").status_code == 303
     before = path.read_bytes()
     copy = data / "copie.game.yaml"
     copy.write_bytes(before)
@@ -200,9 +171,9 @@ def test_the_pages_undo_says_each_entry_and_what_moved_as_the_command_line_does(
     assert main(["undo", str(copy), "2", "--lang", language]) == 0
     by_command = capsys.readouterr().out.splitlines()
     phone.look()
-    undone = phone.bank(action="undo", count="2", confirm="1")
+    undone = phone.post(action="undo", count="2", confirm="1")
     assert undone.status_code == 303
-    shown = undone_shown(phone.look(undone.headers["location"].removeprefix("/games/soiree")))
+    shown = undone_shown(phone.look(undone.headers["location"].removeprefix("/games/soiree")).text)
     assert [line.strip() for line in shown] == [line.strip() for line in by_command]
     checked = "vérifié : départ et historique" if language == "fr" else "checked: start and history"
     assert shown[-1].endswith(f"({checked})") and len(shown) > 3
@@ -210,8 +181,8 @@ def test_the_pages_undo_says_each_entry_and_what_moved_as_the_command_line_does(
     assert any("Les Halles" in line for line in shown)
     # Once the file is written again, the old undo is no longer said; nor does the count claim anything.
     phone.look()
-    assert phone.bank(action="player", player="0", op="salary").status_code == 303
-    again = undone_shown(phone.look("?undone=2"))
+    assert phone.post(action="player", player="0", op="salary").status_code == 303
+    again = undone_shown(phone.look("?undone=2").text)
     assert again == ["2 écriture(s) annulée(s)." if language == "fr" else "2 entr(y/ies) undone."]
 
 
@@ -228,14 +199,14 @@ def test_a_game_file_with_an_escape_code_in_a_name_is_one_line_on_the_page_never
 
 @pytest.mark.parametrize("name", ["banque", "Bank", "la banque"])
 def test_a_player_named_as_the_bank_is_refused_on_the_page(data, name):
-    phone = Phone(create_app(None, "fr", data))
-    refused = phone.create(f"Alice, {name}")
+    phone = Banker(create_app(None, "fr", data))
+    refused = phone.create("trois.edition.yaml", f"Alice, {name}", taken=False)
     assert refused.status_code == 400 and f"{name!r} est un nom de la banque" in html.unescape(refused.text)
     assert not (data / "soiree.game.yaml").exists()
-    assert phone.create("Alice, Bruno").status_code == 303
+    phone.create("trois.edition.yaml", "Alice, Bruno")
     before = (data / "soiree.game.yaml").read_bytes()
     phone.look()
-    added = phone.correct(action="player", value=name)
+    added = phone.post("", action="player", value=name)
     assert added.status_code == 400 and f"{name!r} est un nom de la banque" in error_of(added)
     assert (data / "soiree.game.yaml").read_bytes() == before
 
@@ -247,6 +218,6 @@ def test_a_player_named_as_the_bank_is_refused_on_the_page(data, name):
 def test_a_minus_alone_on_the_page_is_told_that_an_amount_is_expected(phone, typed):
     # Review of issue 27: « - » alone said « attendu un montant d'au moins 0, reçu - », the sentence the issue named.
     phone.look("/player/0")
-    refused = phone.bank(action="transfer", player="0", to="to:1", amount=typed, view="/games/soiree/player/0")
+    refused = phone.post(action="transfer", player="0", to="to:1", amount=typed, view="/games/soiree/player/0")
     assert refused.status_code == 400
     assert error_of(refused) == f"attendu un montant comme 12,5M, 500k ou 1200, reçu le texte {typed!r}"
