@@ -46,6 +46,18 @@ def pytest_addoption(parser):
 
 
 @pytest.fixture
+def data(tmp_path):
+    """The calculator's folder with the three-district edition (``trois.edition.yaml``) in it: the web tests' own
+    (a test file may define its own ``data``)."""
+    from helpers import THREE_DISTRICTS
+
+    folder = tmp_path / "data"
+    folder.mkdir()
+    (folder / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
+    return folder
+
+
+@pytest.fixture
 def write_yaml(tmp_path):
     """Write a text file under tmp_path and return its path as a string."""
 

@@ -70,14 +70,6 @@ def game_of(path) -> positions.Game:
 
 
 @pytest.fixture
-def data(tmp_path):
-    folder = tmp_path / "data"
-    folder.mkdir()
-    (folder / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
-    return folder
-
-
-@pytest.fixture
 def app(data):
     return create_app(None, "fr", data)
 

@@ -18,7 +18,7 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
-from helpers import THREE_DISTRICTS, without_revision  # noqa: E402
+from helpers import without_revision  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from unit.calculator import ledger  # noqa: E402
@@ -59,14 +59,6 @@ class Phone:
 def error_of(response) -> str:
     found = re.search(r'id="error"[^>]*>([^<]*)<', response.text)
     return html.unescape(found.group(1)) if found else ""
-
-
-@pytest.fixture
-def data(tmp_path):
-    folder = tmp_path / "data"
-    folder.mkdir()
-    (folder / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
-    return folder
 
 
 @pytest.fixture

@@ -47,14 +47,6 @@ def question_of(response) -> tuple[str, dict[str, str], list[tuple[str, str, str
 
 
 @pytest.fixture
-def data(tmp_path):
-    folder = tmp_path / "data"
-    folder.mkdir()
-    (folder / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
-    return folder
-
-
-@pytest.fixture
 def phone(data):
     phone = Banker(create_app(None, "fr", data))
     phone.create("trois.edition.yaml", "Alice, Bruno")

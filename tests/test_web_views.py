@@ -17,7 +17,7 @@ pytest.importorskip("starlette", reason="the web extra is not installed")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
 import httpx2 as httpx  # noqa: E402
-from helpers import THREE_DISTRICTS, Banker, cli_json  # noqa: E402
+from helpers import Banker, cli_json  # noqa: E402
 
 from unit.calculator import position as positions  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
@@ -25,14 +25,6 @@ from unit.web.app import create_app  # noqa: E402
 
 def text_of(page: httpx.Response) -> str:
     return html.unescape(page.text)
-
-
-@pytest.fixture
-def data(tmp_path):
-    folder = tmp_path / "data"
-    folder.mkdir()
-    (folder / "trois.edition.yaml").write_text(THREE_DISTRICTS, encoding="utf-8")
-    return folder
 
 
 @pytest.fixture
