@@ -23,6 +23,7 @@ from unit.boxsetup import BoxSettings, apply, keyfile, main, parse
 
 ROOT = Path(__file__).resolve().parent.parent
 TEMPLATE = ROOT / "systemd/monopoly-city.txt"
+SERVICE = ROOT / "systemd/monopoly-city-setup.service"
 
 
 def ssh_key(kind: str = "ssh-ed25519", fields: tuple[bytes, ...] = (bytes(range(32)),), comment: str = "") -> str:
@@ -511,3 +512,31 @@ def test_the_erreurs_file_is_written_on_a_card_that_refuses_chmod(card, capsys, 
     monkeypatch.setattr(boxsetup, "apply", lambda settings, root: [])
     assert run(card, capsys)[0] == 2
     assert (card / "monopoly-city-erreurs.txt").exists()
+
+
+# --- the service ---------------------------------------------------------------------------------------------------
+
+
+def test_the_service_runs_once_before_the_network_and_ssh():
+    text = SERVICE.read_text(encoding="utf-8")
+    for line in (
+        "Type=oneshot",
+        "RemainAfterExit=yes",
+        "DefaultDependencies=no",
+        "After=local-fs.target",
+        "RequiresMountsFor=/boot/firmware",
+        "Before=NetworkManager.service ssh.service systemd-hostnamed.service network-pre.target",
+        "Wants=network-pre.target",
+        "ExecStart=/opt/monopoly-city/venv/bin/python -m unit.boxsetup",
+    ):
+        assert f"\n{line}\n" in text, line
+
+
+@pytest.mark.install
+@pytest.mark.skipif(shutil.which("systemd-analyze") is None, reason="no systemd-analyze")
+def test_systemd_analyze_verify_finds_nothing_in_the_service(tmp_path):
+    """ExecStart pointed at a program that exists here: the venv's python is only on the box."""
+    path = tmp_path / SERVICE.name
+    path.write_text(re.sub(r"(?m)^ExecStart=.*$", "ExecStart=/bin/true", SERVICE.read_text(encoding="utf-8")))
+    result = subprocess.run(["systemd-analyze", "verify", "--man=no", str(path)], capture_output=True, text=True)
+    assert (result.returncode, result.stdout + result.stderr) == (0, "")
