@@ -208,9 +208,14 @@ do_install() {
             udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev || true
             udevadm settle || true
         fi
-        systemctl daemon-reload
-        systemctl restart "$UNIT" "$WEB_UNIT"
-        say "installed and started: journalctl -u $UNIT -f shows what it does"
+        if [ -d /run/systemd/system ]; then
+            systemctl daemon-reload
+            systemctl restart "$UNIT" "$WEB_UNIT"
+            say "installed and started: journalctl -u $UNIT -f shows what it does"
+        else
+            # A system being built (make image runs this in its chroot): nothing to restart, both start at boot.
+            say "installed; systemd is not running here, so both services start at the next boot"
+        fi
     else
         say "installed into $ROOT"
     fi
