@@ -16,7 +16,7 @@ VENV_ARGS := $(if $(ON_PI),--system-site-packages)
 STAMP_RUN := $(VENV)/.installed-run-$(RUN_EXTRAS)
 STAMP_TEST := $(VENV)/.installed-test
 
-.PHONY: run test check lint golden clean install-pi uninstall-pi bench soak system-test
+.PHONY: run test check lint golden clean install-pi uninstall-pi bench soak system-test image
 
 $(BIN)/python:
 	$(PYTHON) -m venv $(VENV_ARGS) $(VENV)
@@ -36,7 +36,7 @@ $(STAMP_TEST): pyproject.toml | $(BIN)/python
 run: $(STAMP_RUN)
 	$(BIN)/monopoly-city run$(if $(ON_PI), --state-dir $(VENV)/state)
 
-SOURCES := unit tests benchmarks docs hardware systemtest
+SOURCES := unit tests benchmarks docs hardware systemtest sdcard
 QUICK_TESTS := not slow and not browser and not install
 
 # Everything: the linters, mypy, the whole suite.
@@ -62,8 +62,13 @@ bench: $(STAMP_TEST)
 soak: $(STAMP_TEST)
 	$(BIN)/python benchmarks/soak.py
 
-# The box installed as docs/raspberry-pi.md says, in an arm64 virtual machine (QEMU): a real kernel,
-# systemd, polkit and GPIO chip. As root; the Debian image is cached in ~/.cache/monopoly-city/system-test.
+# The SD card people flash: build/monopoly-city-unit-VERSION-arm64.img.xz, from Debian's packages only, with
+# the unit inside (sdcard/build.py, docs/dev/image.md). As root; about 15 minutes the first time.
+image:
+	$(PYTHON) -m sdcard.build
+
+# The card of `make image` booted in arm64 virtual machines (QEMU), as a Raspberry Pi 3 B and as QEMU's virt
+# machine: a real kernel, systemd, polkit and GPIO chip. As root; the card is cached in ~/.cache/monopoly-city.
 # Python's standard library only (docs/dev/system-test.md).
 system-test:
 	$(PYTHON) -m systemtest.run
