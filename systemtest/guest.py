@@ -1,9 +1,11 @@
-"""The virtual Raspberry Pi: one QEMU process on a throw-away copy of the image, driven over SSH, QMP and qtest.
+"""The virtual Raspberry Pi: one QEMU process on the run's copy of the card, driven over SSH, QMP and qtest.
 
-Each :meth:`Guest.boot` starts QEMU on the same copy-on-write disk (``qemu-img create -b``), so what the
-test installed survives a power cut (:meth:`Guest.cut`: QEMU killed, nothing flushed) and a poweroff, as
-on a real SD card. The buttons are pressed on the PL061 GPIO chip's lines through QEMU's qtest socket
-(:meth:`Guest.press`). The serial console of each boot goes to ``console-N.log`` in the run folder.
+Each :meth:`Guest.boot` starts QEMU on the same copy of the card (:func:`systemtest.image.write_card`), so what
+the test did survives a power cut (:meth:`Guest.cut`: QEMU killed, nothing flushed) and a poweroff, as on a
+real SD card. It boots the card's own kernel and initramfs, as ``-M raspi3b`` (a Pi 3 B: the Pi's device tree,
+the SD card, a USB network adapter) or ``-M virt`` (QEMU's device tree, a virtio disk; its PL061 GPIO chip's
+lines are the buttons, pressed through QEMU's qtest socket: :meth:`Guest.press`). The serial console of each
+boot goes to ``console-N.log`` in the run folder.
 """
 
 from __future__ import annotations
@@ -16,10 +18,11 @@ import time
 from pathlib import Path
 from typing import Any, TextIO
 
-from systemtest.image import MACHINE, USER, Image
+from systemtest.image import MACHINE, USER, Image, write_card
 
-#: Debian's kernel on QEMU's virt machine: the serial console, the root file system by its label.
-KERNEL_ARGS = "console=ttyAMA0 root=LABEL=rootfs ro rootwait panic=-1 net.ifnames=0"
+#: What QEMU adds to the card's own cmdline.txt: its serial port (the PL011, ttyAMA0, on both machines), and a
+#: kernel panic ends QEMU rather than hanging the test.
+EXTRA_ARGS = "console=ttyAMA0,115200 panic=-1"
 
 
 def free_port() -> int:
@@ -40,7 +43,8 @@ class Guest:
         self.image = image
         self.folder = folder
         self.log = log
-        self.disk = folder / "disk.qcow2"
+        self.disk = folder / "card.img"
+        self.firmware = folder / "firmware"  # the kernel, initramfs and device tree read from the card
         self.boots = 0
         self.process: subprocess.Popen[bytes] | None = None
         self.ssh_port = 0
@@ -55,28 +59,48 @@ class Guest:
     def console(self) -> Path:
         return self.folder / f"console-{self.boots}.log"
 
-    def create_disk(self) -> None:
-        subprocess.run(
-            ["qemu-img", "create", "-q", "-f", "qcow2", "-b", str(self.image.disk), "-F", "raw", str(self.disk)],
-            check=True,
-        )
+    def create_disk(self, name: str) -> None:
+        """A fresh copy of the card, named ``name`` in its settings file, with the test's SSH key."""
+        write_card(self.image, self.disk, self.firmware, name, self.log)
 
-    def boot(self, timeout: float = 400.0) -> float:
-        """Start QEMU and wait for SSH; the seconds it took."""
+    def _card_file(self, prefix: str) -> Path:
+        found = sorted(self.firmware.glob(f"{prefix}*"))
+        if not found:
+            raise GuestError(f"the card's firmware partition has no {prefix}*")
+        return found[-1]
+
+    def kernel_args(self) -> str:
+        """The card's own ``cmdline.txt`` (root=LABEL=RASPIROOT...), its consoles replaced by QEMU's serial port."""
+        words = (self.firmware / "cmdline.txt").read_text(encoding="utf-8").split()
+        return " ".join([word for word in words if not word.startswith("console=")] + EXTRA_ARGS.split())
+
+    def machine_args(self, machine: str) -> list[str]:
+        kernel = ["-kernel", str(self._card_file("vmlinuz-")), "-initrd", str(self._card_file("initrd.img-"))]
+        kernel += ["-append", self.kernel_args()]
+        forward = f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,hostfwd=tcp:127.0.0.1:{self.web_port}-:8080"
+        if machine == "raspi3b":
+            return [
+                "qemu-system-aarch64", "-M", "raspi3b", *kernel, "-dtb", str(self.firmware / "bcm2837-rpi-3-b.dtb"),
+                "-drive", f"file={self.disk},if=sd,format=raw,cache=writeback",
+                "-netdev", f"user,id=net,{forward}", "-device", "usb-net,netdev=net",
+            ]  # fmt: skip
+        return [
+            "qemu-system-aarch64", *MACHINE, *kernel, "-dtb", str(self.image.virt_dtb),
+            "-drive", f"file={self.disk},if=none,id=disk,format=raw,cache=writeback",
+            "-device", "virtio-blk-pci,drive=disk",
+            "-netdev", f"user,id=net,{forward}", "-device", "virtio-net-pci,netdev=net,romfile=",
+            "-device", "virtio-rng-pci",
+        ]  # fmt: skip
+
+    def boot(self, timeout: float = 400.0, machine: str = "virt") -> float:
+        """Start QEMU as ``machine`` (``virt`` or ``raspi3b``) and wait for SSH; the seconds it took."""
         self.boots += 1
         self.ssh_port, self.web_port = free_port(), free_port()
         qmp, qtest = self.folder / "qmp.sock", self.folder / "qtest.sock"
         qmp.unlink(missing_ok=True)
         qtest.unlink(missing_ok=True)
-        forward = f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,hostfwd=tcp:127.0.0.1:{self.web_port}-:8080"
         command = [
-            "qemu-system-aarch64", *MACHINE,
-            "-kernel", str(self.image.kernel), "-initrd", str(self.image.initrd), "-dtb", str(self.image.dtb),
-            "-append", KERNEL_ARGS,
-            "-drive", f"file={self.disk},if=none,id=disk,format=qcow2,cache=writeback",
-            "-device", "virtio-blk-pci,drive=disk",
-            "-netdev", f"user,id=net,{forward}", "-device", "virtio-net-pci,netdev=net,romfile=",
-            "-device", "virtio-rng-pci",
+            *self.machine_args(machine),
             "-qmp", f"unix:{qmp},server=on,wait=off",
             # qtest beside TCG (the guest runs as ever): the buttons' PL061 lines, driven like fingers would.
             "-accel", "tcg", "-qtest", f"unix:{qtest},server=on,wait=off", "-qtest-log", "/dev/null",
@@ -226,7 +250,8 @@ def main(argv: list[str]) -> int:
         print("usage: python3 -m systemtest.guest RUN_FOLDER (a run kept by a failure or --keep)", file=sys.stderr)
         return 2
     folder = Path(argv[0]).resolve()
-    image = Image(Path((folder / "image").read_text(encoding="utf-8").strip()))
+    card, keys = (folder / "image").read_text(encoding="utf-8").split()
+    image = Image(Path(card), Path(keys))
     guest = Guest(image, folder, sys.stdout)
     guest.boots = len(list(folder.glob("console-*.log")))  # the run's own consoles are kept
     print(f"booted in {guest.boot():.0f} s; its console: {guest.console}")

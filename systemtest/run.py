@@ -1,10 +1,11 @@
-"""``make system-test``: Monopoly City Unit installed as docs/raspberry-pi.md says, in an arm64 virtual machine.
+"""``make system-test``: the card people flash (``make image``), booted in arm64 virtual machines.
 
-Debian 12 arm64 under ``qemu-system-aarch64 -M virt`` (TCG), a real kernel GPIO chip (QEMU's PL061), real
-systemd, polkit and lgpio. The image is cached (systemtest/image.py); each run boots a copy-on-write copy
-of it five times: install, then unplugged at once; play, and pay on the phone; resume after a power cut during
-the payments, every payment answered before it kept; a cut during a save,
-the watchdog, the bad configuration, the broken state folder and the shutdown button; the uninstall.
+The card's own Debian 12 arm64 kernel under ``qemu-system-aarch64`` (TCG): first as a Raspberry Pi 3 B
+(``-M raspi3b``, the Pi's own device tree and pin controller), the card's first boot; then the same card
+under ``-M virt``, whose GPIO chip (QEMU's PL061) has lines a test can press, with real systemd, polkit and
+lgpio: the guide's install over the card's unit, then unplugged at once; play, and pay on the phone; resume
+after a power cut during the payments, every payment answered before it kept; a cut during a save, the
+watchdog, the bad configuration, the broken state folder and the shutdown button; the uninstall.
 One line per check; the exit status is 1 when any check failed. How it works and how to debug it:
 docs/dev/system-test.md.
 
@@ -23,12 +24,12 @@ import sys
 import tempfile
 import threading
 import time
-import tomllib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, TextIO
 from urllib.parse import urlencode
 
+from sdcard.build import BuildError, wheelhouse
 from systemtest import image as images
 from systemtest.guest import Guest, GuestError
 
@@ -57,52 +58,17 @@ PAYMENTS_GAME = "Coupure"
 #: The host reaches it through a forwarded port of its own, but the web service answers only to its own names and
 #: addresses with its own port (unit.web.guard.HostCheck), so the requests say this Host, as a phone's would.
 GUEST_HOST = "10.0.2.15:8080"
+PIP_CONF = "[global]\nno-index = true\nfind-links = /var/cache/wheelhouse\n"
+#: The box's name in the test's copy of the card's settings file (monopoly-city.txt).
+BOX_NAME = "monopoly-test"
+#: The unit's pins in the card's default configuration (systemd/config.yaml), on the Pi's pinctrl-bcm2835.
+PI_PINS = {"power": 17, "auction": 27, "build": 22, "led": 23, "buzzer": 18}
+
 #: The PL061 lines as gpiozero numbers them here (GPIOn is line n of gpiochip0): GUEST_CONFIG's pins.
 LINES = {"power": 3, "auction": 4, "build": 5, "led": 6, "buzzer": 7}
 
 
 # --- what the host prepares -----------------------------------------------------------------------
-
-
-def wheelhouse(log: TextIO) -> Path:
-    """The project's dependencies as aarch64/cp311 wheels at the pinned versions (cached by their inputs)."""
-    constraints = (REPO / "systemd" / "constraints.txt").read_bytes()
-    project = tomllib.loads((REPO / "pyproject.toml").read_text(encoding="utf-8"))["project"]
-    wanted = [*project["dependencies"], *project["optional-dependencies"]["pi"]]
-    wanted += project["optional-dependencies"]["web"]
-    wanted = [re.split(r"\s*;", spec)[0] for spec in wanted] + ["setuptools>=77"]  # the markers: this is aarch64
-    import hashlib
-
-    key = hashlib.sha256(constraints + "\n".join(wanted).encode()).hexdigest()[:16]
-    folder = images.cache_root() / f"wheelhouse-{key}"
-    if (folder / "complete").exists():
-        return folder
-    work = Path(tempfile.mkdtemp(dir=images.cache_root()))
-    platforms = [f"manylinux_2_{minor}_aarch64" for minor in range(36, 16, -1)] + ["manylinux2014_aarch64"]
-    command = [
-        sys.executable,
-        "-m",
-        "pip",
-        "download",
-        "--quiet",
-        "--disable-pip-version-check",
-        "--dest",
-        str(work),
-        "--only-binary=:all:",
-        "--python-version",
-        "3.11",
-        "--implementation",
-        "cp",
-        *(f"--platform={platform}" for platform in platforms),
-        "-c",
-        str(REPO / "systemd" / "constraints.txt"),
-        *wanted,
-    ]
-    images.run(command, log)
-    (work / "complete").write_text("downloaded\n")
-    shutil.rmtree(folder, ignore_errors=True)
-    work.rename(folder)
-    return folder
 
 
 def source_repository(work: Path) -> Path:
@@ -354,16 +320,70 @@ class SystemTest:
         self.payments: Payments | None = None  # the GO salaries tapped until the power cut
         self.ready_at = 0.0  # host time the game started (the power key's press reached the unit)
 
-    def boot(self, why: str) -> None:
-        seconds = self.guest.boot()
+    def boot(self, why: str, machine: str = "virt") -> None:
+        seconds = self.guest.boot(machine=machine)
         self.report.ok(f"boot {self.guest.boots}", f"{why}: SSH answered {seconds:.0f} s after QEMU started")
         self.phone = Phone(self.guest.web_port)
+
+    # 0. the card's first boot, as a Raspberry Pi 3 B ---------------------------------------------------
+
+    def first_boot(self) -> None:
+        """What the card did alone at its first boot: grown to the card, its name and key from monopoly-city.txt,
+        its own machine id and SSH host keys, no failed unit."""
+        guest = self.guest
+        size = int(guest.out("df -B1 --output=size / | tail -1").strip() or 0)
+        name = guest.out("hostname").strip()
+        machine_id = guest.out("cat /etc/machine-id").strip()
+        keys = guest.out("ls /etc/ssh/ | grep -c '^ssh_host_.*_key$'", check=False).strip()
+        state = guest.out("systemctl is-system-running --wait", check=False, timeout=400).strip()
+        failed = guest.out("systemctl list-units --failed --plain --no-legend", check=False).split("\n")
+        failed = [line.split()[0] for line in failed if line.strip()]
+        self.report.check(
+            "first boot",
+            size > 3 << 30 and name == BOX_NAME and re.fullmatch(r"[0-9a-f]{32}", machine_id) is not None
+            and keys not in ("", "0") and state == "running",
+            f"root {size / 2**30:.1f} GiB on the 4 GiB card, name {name!r} (monopoly-city.txt said {BOX_NAME!r}), "
+            f"machine id {machine_id[:8] or 'none'}…, {keys} SSH host keys, the test's key from monopoly-city.txt let "
+            f"it in; system {state}{', failed: ' + ', '.join(failed) if failed else ''}",
+        )  # fmt: skip
+
+    def on_a_pi(self) -> None:
+        """The card as flashed, on the Pi's own device tree: the unit READY on pinctrl-bcm2835 with the card's
+        default pins, the phone page through the forwarded port."""
+        guest = self.guest
+        values = wait_active(guest, UNIT, 300)
+        chip = guest.out("sudo gpiodetect", check=False).strip()
+        info = guest.out("sudo gpioinfo pinctrl-bcm2835", check=False)
+        used = {name: bool(re.search(rf"line\s+{pin}:.*\bused\b", info)) for name, pin in PI_PINS.items()}
+        self.report.check(
+            "on a Pi 3 B",
+            values is not None and "pinctrl-bcm2835" in chip and all(used.values()),
+            f"{UNIT} {'active (READY)' if values else 'not active'}; {chip.splitlines()[0] if chip else 'no chip'}; "
+            f"the card's pins taken: {', '.join(f'{n} GPIO{PI_PINS[n]}' for n, u in used.items() if u) or 'none'}",
+        )
+        status, end = 0, time.monotonic() + 300
+        while time.monotonic() < end and status != 200:
+            try:
+                status = self.phone.request("GET", "/remote")[0]
+            except (OSError, http.client.HTTPException):
+                time.sleep(5)
+        uptime = guest.out("cut -d' ' -f1 /proc/uptime", check=False).strip()
+        self.report.check(
+            "phone page on a Pi 3 B",
+            status == 200,
+            f"/remote answered through QEMU's forwarded port (USB network) {float(uptime or 'nan'):.0f} s after "
+            f"the kernel started",
+        )
+        i2c = guest.out("ls /dev/i2c-* 2>/dev/null", check=False).split()
+        self.report.ok("i2c on a Pi 3 B", f"I²C buses: {', '.join(i2c) or 'none'} (the OLED's is /dev/i2c-1)")
 
     # 1. install as the guide says ------------------------------------------------------------------
 
     def install(self) -> bool:
         guest = self.guest
         guest.put(self.wheels, "/var/cache/wheelhouse")
+        # No network in the guest: pip installs from the wheelhouse (as if from PyPI).
+        guest.ssh("sudo tee /etc/pip.conf >/dev/null", input=PIP_CONF.encode())
         guest.put(self.sources, "/srv/git")
         guest.put(Path(__file__).parent, "/usr/local/lib/system-test")
         guest.ssh(f"sudo chown -R {images.USER}: /srv/git")
@@ -431,7 +451,7 @@ class SystemTest:
             " (the service has CPUQuota=10%: under emulation its start-up is slow)",
         )
 
-    def start_up(self) -> None:
+    def start_up(self, name: str = "start-up") -> None:
         """From the plug to the welcome screen: the unit waits for no network (issue 29). Its READY and
         ``multi-user.target`` on the guest's monotonic clock, which starts with the kernel; a ratio, since TCG
         is slow."""
@@ -446,7 +466,7 @@ class SystemTest:
         after = show(guest, UNIT, "After").get("After", "").split()
         waits = [name for name in after if name.startswith(("network", "systemd-networkd", "NetworkManager"))]
         self.report.check(
-            "start-up",
+            name,
             ready > 0 and not waits,
             f"READY {ready:.1f} s after the kernel started, multi-user.target {everything:.1f} s "
             f"(ratio {ready / everything if everything else float('nan'):.2f}); network-online.target "
@@ -870,7 +890,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     missing = [
         tool
-        for tool in ("qemu-system-aarch64", "qemu-img", "mmdebstrap", "fdtput", "mke2fs", "ssh")
+        for tool in ("qemu-system-aarch64", "mmdebstrap", "fdtput", "mke2fs", "mkfs.vfat", "mcopy", "sfdisk", "ssh")
         if shutil.which(tool) is None
     ]
     if missing:
@@ -883,17 +903,18 @@ def main(argv: list[str] | None = None) -> int:
     with open(log_path, "a", encoding="utf-8") as log:
         print(f"system-test: log in {log_path}", flush=True)
         try:
-            cached = images.cached_image(REPO).complete
-            image = images.build(REPO, log)
-            report.ok("image", f"{'cached' if cached else 'built'}: {image.folder}")
-            wheels = wheelhouse(log)
+            image, cached = images.build(REPO, log)
+            report.ok(
+                "image", f"{'cached' if cached else 'built'}: {image.card} ({image.card.stat().st_size >> 20} MiB)"
+            )
+            wheels = wheelhouse(REPO, log)
             report.ok("wheelhouse", f"{len(list(wheels.glob('*.whl')))} aarch64/cp311 wheels at the pinned versions")
             sources = source_repository(folder)
-            (folder / "image").write_text(f"{image.folder}\n", encoding="utf-8")  # for systemtest.guest
+            (folder / "image").write_text(f"{image.card}\n{image.folder}\n", encoding="utf-8")  # systemtest.guest
             guest = Guest(image, folder, log)
-            guest.create_disk()
+            guest.create_disk(BOX_NAME)
             run_checks(SystemTest(guest, report, wheels, sources, log))
-        except (GuestError, subprocess.CalledProcessError, OSError) as error:
+        except (GuestError, BuildError, subprocess.CalledProcessError, OSError) as error:
             report.fail("system test", f"{error} (log: {log_path})")
         finally:
             if "guest" in locals():
@@ -926,7 +947,14 @@ def run_checks(test: SystemTest) -> None:
 
 
 def _run_checks(test: SystemTest, step: Callable[..., Any]) -> None:
-    test.boot("a fresh Raspberry Pi OS stand-in")
+    test.boot("the card's first boot, as a Raspberry Pi 3 B", machine="raspi3b")
+    step(test.first_boot)
+    step(test.on_a_pi)
+    step(test.start_up, "start-up on a Pi 3 B")
+    test.guest.ssh("sudo systemctl poweroff", check=False, timeout=30)
+    if not test.guest.wait_exit(180):
+        test.guest.cut()
+    test.boot("the same card in the virt machine (buttons on its PL061 lines)")
     if not test.install():
         return
     test.guest.cut()  # unplugged as soon as the install said it was done
