@@ -26,6 +26,7 @@ from PIL import Image  # noqa: E402
 
 from unit import i18n  # noqa: E402
 from unit.app import config as configuration  # noqa: E402
+from unit.app import halt  # noqa: E402
 from unit.app.runtime import Runtime  # noqa: E402
 from unit.app.scenario import Step  # noqa: E402
 from unit.backends import oled as screen  # noqa: E402
@@ -61,6 +62,15 @@ def save_screen(view: views.View, language: str, path: Path) -> None:
     image.save(path)
 
 
+def save_unplug(language: str, path: Path) -> None:
+    """The « safe to unplug » sign the shutdown hook leaves on the glass (unit/app/halt.py), on a dummy OLED."""
+    from luma.core.device import dummy
+
+    device = dummy(width=screen.WIDTH, height=screen.HEIGHT, mode="1")
+    halt.show(device, language)
+    device.image.save(path)
+
+
 def save_window(language: str, path: Path) -> None:
     config = configuration.load(({"language": language}, "docs"))
     backend = Emulator(config, screenshot=str(path))
@@ -75,7 +85,8 @@ def main() -> None:
         golden.mkdir(parents=True, exist_ok=True)
         for name, view in views.SAMPLES.items():
             screen.render(view, language).save(golden / f"{name}.png")
-        print(f"wrote {len(views.SAMPLES)} golden images in {golden}")
+        save_unplug(language, golden / "unplug.png")
+        print(f"wrote {len(views.SAMPLES) + 1} golden images in {golden}")
         folder = IMAGES / language
         folder.mkdir(parents=True, exist_ok=True)
         for name, view in views.SAMPLES.items():

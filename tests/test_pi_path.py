@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 from luma.core.device import dummy
+from PIL import Image
 
 from unit.app import config as configuration
 from unit.app import halt
@@ -84,6 +85,9 @@ def test_the_safe_to_unplug_sign_stays_on_the_screen(language, tmp_path, write_y
     image = device.image
     assert image.getbbox() is not None and image != render(views.Shutdown(), language)
     image.save(tmp_path / f"unplug-{language}.png")
+    # The golden sign (make golden), which the system test also finds in QEMU's I²C trace of a real shutdown.
+    golden = Image.open(ROOT / "tests" / "golden" / language / "unplug.png").convert("1")
+    assert list(image.convert("1").getdata()) == list(golden.getdata())
 
 
 def test_no_display_means_no_sign_and_one_line(capsys):
