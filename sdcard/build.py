@@ -332,6 +332,7 @@ class Card:
     """A built card image, cached by everything that went into it."""
 
     path: Path
+    built: bool = False  # made by this call, not found in the cache
 
     @property
     def firmware_offset(self) -> int:
@@ -375,7 +376,7 @@ def build(repo: Path, log: TextIO) -> Card:
         partial.rename(card.path)
     finally:
         shutil.rmtree(work, ignore_errors=True)
-    return card
+    return Card(card.path, built=True)
 
 
 def compress(card: Card, out: Path, log: TextIO) -> Path:

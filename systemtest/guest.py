@@ -11,6 +11,7 @@ boot goes to ``console-N.log`` in the run folder.
 from __future__ import annotations
 
 import json
+import os
 import shlex
 import socket
 import subprocess
@@ -19,6 +20,7 @@ from pathlib import Path
 from typing import Any, TextIO
 
 from systemtest.image import MACHINE, USER, Image, write_card
+from systemtest.qemu10 import Qemu10
 
 #: What QEMU adds to the card's own cmdline.txt: its serial port (the PL011, ttyAMA0, on both machines), and a
 #: kernel panic ends QEMU rather than hanging the test.
@@ -39,8 +41,9 @@ class GuestError(Exception):
 class Guest:
     """One virtual Pi; ``ssh`` runs commands as the maker's user (who has passwordless sudo)."""
 
-    def __init__(self, image: Image, folder: Path, log: TextIO):
+    def __init__(self, image: Image, folder: Path, log: TextIO, qemu10: Qemu10 | None = None):
         self.image = image
+        self.qemu10 = qemu10  # the raspi3b machine with its I²C controllers (QEMU 7.2 has none)
         self.folder = folder
         self.log = log
         self.disk = folder / "card.img"
@@ -54,6 +57,11 @@ class Guest:
         self._qtest: socket.socket | None = None
         self._qtest_file: Any = None
         self._pl061 = ""  # the GPIO chip's QOM path, found once per boot
+
+    @property
+    def i2c_trace(self) -> Path:
+        """QEMU's trace of the raspi3b boot's I²C bus: every byte sent to the OLED (systemtest/ssd1306.py)."""
+        return self.folder / "i2c.trace"
 
     @property
     def console(self) -> Path:
@@ -79,10 +87,18 @@ class Guest:
         kernel += ["-append", self.kernel_args()]
         forward = f"hostfwd=tcp:127.0.0.1:{self.ssh_port}-:22,hostfwd=tcp:127.0.0.1:{self.web_port}-:8080"
         if machine == "raspi3b":
-            return [
-                "qemu-system-aarch64", "-M", "raspi3b", *kernel, "-dtb", str(self.firmware / "bcm2837-rpi-3-b.dtb"),
+            pi = [
+                "-M", "raspi3b", *kernel, "-dtb", str(self.firmware / "bcm2837-rpi-3-b.dtb"),
                 "-drive", f"file={self.disk},if=sd,format=raw,cache=writeback",
                 "-netdev", f"user,id=net,{forward}", "-device", "usb-net,netdev=net",
+            ]  # fmt: skip
+            if self.qemu10 is None:
+                return ["qemu-system-aarch64", *pi]
+            # QEMU has no SSD1306: its SSD0303 only answers at the OLED's address; the trace holds every byte.
+            return [
+                str(self.qemu10.binary), "-L", str(self.qemu10.data), *pi,
+                "-device", "ssd0303,bus=i2c-bus.1,address=0x3c",
+                "-trace", "i2c_send", "-trace", "i2c_event", "-D", str(self.i2c_trace),
             ]  # fmt: skip
         return [
             "qemu-system-aarch64", *MACHINE, *kernel, "-dtb", str(self.image.virt_dtb),
@@ -109,7 +125,8 @@ class Guest:
         self.log.write(f"\n$ {shlex.join(command)}\n")
         self.log.flush()
         started = time.monotonic()
-        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT)
+        environment = {**os.environ, **(self.qemu10.env if self.qemu10 and machine == "raspi3b" else {})}
+        self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, env=environment)
         while True:
             if self.process.poll() is not None:
                 raise GuestError(f"QEMU exited ({self.process.returncode}) during boot: see {self.console}")

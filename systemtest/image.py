@@ -58,7 +58,6 @@ class Image:
 
 def build(repo: Path, log: TextIO) -> tuple[Image, bool]:
     """The card (built by sdcard.build, or found in its cache), the key and the DTB; whether the card was cached."""
-    cached = any(sdcard.cache_root().glob("card-*.img"))
     card = sdcard.build(repo, log)
     folder = cache_root()
     folder.mkdir(parents=True, exist_ok=True)
@@ -67,7 +66,7 @@ def build(repo: Path, log: TextIO) -> tuple[Image, bool]:
         run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-C", "system-test", "-f", str(image.key)], log)
     if not image.virt_dtb.exists():
         _write_dtb(image.virt_dtb, log)
-    return image, cached
+    return image, not card.built
 
 
 def settings_file(image: Image, name: str) -> str:

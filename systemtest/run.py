@@ -31,6 +31,8 @@ from urllib.parse import urlencode
 
 from sdcard.build import BuildError, wheelhouse
 from systemtest import image as images
+from systemtest import qemu10 as qemu10s
+from systemtest import ssd1306
 from systemtest.guest import Guest, GuestError
 
 REPO = Path(__file__).resolve().parent.parent
@@ -63,6 +65,9 @@ PIP_CONF = "[global]\nno-index = true\nfind-links = /var/cache/wheelhouse\n"
 BOX_NAME = "monopoly-test"
 #: The unit's pins in the card's default configuration (systemd/config.yaml), on the Pi's pinctrl-bcm2835.
 PI_PINS = {"power": 17, "auction": 27, "build": 22, "led": 23, "buzzer": 18}
+
+#: The unit's screens as the dummy-display tests draw them (``make golden``), in the card's language.
+GOLDEN = REPO / "tests" / "golden" / "fr"
 
 #: The PL061 lines as gpiozero numbers them here (GPIOn is line n of gpiochip0): GUEST_CONFIG's pins.
 LINES = {"power": 3, "auction": 4, "build": 5, "led": 6, "buzzer": 7}
@@ -263,6 +268,17 @@ class Payments:
             return  # the power was cut
 
 
+def record_start_up(name: str, figures: dict[str, float]) -> None:
+    """The start-up figures of this run, kept for ``make bench`` (docs/performance.md quotes the latest)."""
+    path = images.cache_root() / "start-up.json"
+    try:
+        kept = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        kept = {}
+    kept[name] = {**figures, "date": time.strftime("%Y-%m-%d"), "command": "sudo make system-test"}
+    path.write_text(json.dumps(kept, indent=1, sort_keys=True) + "\n", encoding="utf-8")
+
+
 def state_is(state: str) -> Callable[[dict[str, Any]], bool]:
     return lambda record: record.get("kind") in ("state", "snapshot") and record.get("state") == state
 
@@ -368,6 +384,8 @@ class SystemTest:
             except (OSError, http.client.HTTPException):
                 time.sleep(5)
         uptime = guest.out("cut -d' ' -f1 /proc/uptime", check=False).strip()
+        if status == 200 and uptime:
+            record_start_up("phone page on a Pi 3 B", {"after_kernel_s": round(float(uptime))})
         self.report.check(
             "phone page on a Pi 3 B",
             status == 200,
@@ -444,11 +462,57 @@ class SystemTest:
             except (OSError, http.client.HTTPException):
                 time.sleep(5)
         uptime = self.guest.out("cut -d' ' -f1 /proc/uptime", check=False).strip()
+        if status == 200 and uptime:
+            record_start_up("phone page", {"after_kernel_s": round(float(uptime))})
         self.report.check(
             "phone page",
             status == 200,
             f"/remote answered through QEMU's forwarded port {float(uptime or 'nan'):.0f} s after the kernel started"
             " (the service has CPUQuota=10%: under emulation its start-up is slow)",
+        )
+
+    def oled(self, what: str, names: list[str]) -> None:
+        """What the unit sent to the OLED on the Pi's I²C bus (QEMU's trace of every byte to 0x3c, replayed as an
+        SSD1306 reads it): a frame equal, pixel for pixel, to one of the golden images ``names``. The frames are
+        written beside the run's consoles (``oled-WHAT.png``) for a person to look at."""
+        trace = self.guest.i2c_trace
+        lines = trace.read_text(encoding="utf-8", errors="replace").splitlines() if trace.exists() else []
+        frames = ssd1306.frames(lines)
+        golden = {name: ssd1306.read_png(GOLDEN / f"{name}.png") for name in names}
+        best: tuple[int, str, bytes] | None = None
+        for frame in frames:
+            for name, picture in golden.items():
+                wrong = ssd1306.differences(frame, picture)
+                if best is None or wrong < best[0]:
+                    best = (wrong, name, frame)
+        slug = re.sub(r"[^a-z0-9]+", "-", what.lower()).strip("-")
+        if best is not None:
+            ssd1306.write_png(best[2], self.guest.folder / f"oled-{slug}.png")
+        self.report.check(
+            f"OLED: {what}",
+            best is not None and best[0] == 0,
+            f"{len(frames)} frames decoded from {sum(1 for line in lines if 'send(' in line)} bytes sent to 0x3c; "
+            + (f"closest to {best[1]}.png: {best[0]} pixels differ" if best else "no frame at all"),
+        )
+
+    def auction_on_a_pi(self) -> None:
+        """An auction on the Pi 3 B, for its frames on the OLED: started from a paired phone's remote (QEMU's BCM2835
+        GPIO model has no inputs: the buttons are pressed on the virt machine), then its 50 s to the end."""
+        phone = self.phone
+        phone.pair(self.guest)
+        phone.listen()
+        sent = time.monotonic()
+        for button in ("power", "auction"):
+            if phone.press(button) == 204:
+                phone.press(button, "release")
+            time.sleep(3)
+        counting = phone.wait(state_is("countdown"), 20, after=sent)
+        sold = phone.wait(lambda r: r.get("kind") == "sound" and r.get("name") == "sold", AUCTION_SECONDS + 30, sent)
+        self.report.check(
+            "auction on a Pi 3 B",
+            counting is not None and sold is not None,
+            f"paired, ON/OFF then ENCHÈRES from the remote: countdown {'seen' if counting else 'never seen'}, "
+            f"the end {'heard' if sold else 'never heard'} on the live stream",
         )
 
     def start_up(self, name: str = "start-up") -> None:
@@ -473,6 +537,8 @@ class SystemTest:
             + (f"{network:.1f} s" if network else "not reached")
             + f"; the unit is ordered after {', '.join(waits) if waits else 'no network target'}",
         )
+        if ready > 0 and everything > 0:
+            record_start_up(name, {"ready_s": round(ready, 1), "multi_user_s": round(everything, 1)})
 
     # 3. the buttons on the GPIO chip, then an auction from the phone --------------------------------
 
@@ -911,7 +977,14 @@ def main(argv: list[str] | None = None) -> int:
             report.ok("wheelhouse", f"{len(list(wheels.glob('*.whl')))} aarch64/cp311 wheels at the pinned versions")
             sources = source_repository(folder)
             (folder / "image").write_text(f"{image.card}\n{image.folder}\n", encoding="utf-8")  # systemtest.guest
-            guest = Guest(image, folder, log)
+            try:
+                qemu10: qemu10s.Qemu10 | None = qemu10s.fetch(log)
+                assert qemu10 is not None
+                report.ok("QEMU 10", f"{qemu10.version}, unpacked from bookworm-backports: the Pi 3 B's I²C bus")
+            except (BuildError, OSError, subprocess.CalledProcessError) as error:
+                qemu10 = None
+                report.fail("QEMU 10", f"{error}: the Pi 3 B boots on QEMU 7.2, without I²C")
+            guest = Guest(image, folder, log, qemu10)
             guest.create_disk(BOX_NAME)
             run_checks(SystemTest(guest, report, wheels, sources, log))
         except (GuestError, BuildError, subprocess.CalledProcessError, OSError) as error:
@@ -951,9 +1024,13 @@ def _run_checks(test: SystemTest, step: Callable[..., Any]) -> None:
     step(test.first_boot)
     step(test.on_a_pi)
     step(test.start_up, "start-up on a Pi 3 B")
+    step(test.oled, "welcome", ["welcome", "welcome_phone"])
+    step(test.auction_on_a_pi)
+    step(test.oled, "the 5-second warning", ["warning"])
     test.guest.ssh("sudo systemctl poweroff", check=False, timeout=30)
     if not test.guest.wait_exit(180):
         test.guest.cut()
+    step(test.oled, "safe to unplug", ["unplug"])
     test.boot("the same card in the virt machine (buttons on its PL061 lines)")
     if not test.install():
         return
