@@ -381,3 +381,34 @@ def test_the_warnings_blink_keeps_the_cores_grid_when_the_loop_wakes_late():
         assert runtime.unit.state == "ready" and backend.factory.pin(config.pins.led).state == 0
     finally:
         backend.close()
+
+
+def test_a_pin_the_chip_refuses_is_one_line_naming_the_setting_not_a_traceback(monkeypatch):
+    """Seen on the flashed card under QEMU's virt machine: the default pins on an 8-line chip, and lgpio's
+    « GPIO operation not permitted » ended the unit in a traceback. Here the LED's pin is refused the same way."""
+    from gpiozero.pins.mock import MockFactory
+
+    from unit.errors import UserError
+
+    class Refused(Exception):  # what lgpio raises: lgpio.error('GPIO operation not permitted')
+        pass
+
+    factory = pin_factory("mock")
+    real_pin = MockFactory.pin
+
+    def pin(self, spec, **kwargs):
+        if str(spec) in ("23", "GPIO23"):
+            raise Refused("'GPIO operation not permitted'")
+        return real_pin(self, spec, **kwargs)
+
+    monkeypatch.setattr(MockFactory, "pin", pin)
+    config = configuration.load(({"pins": {"led": 23}}, "test"))
+    backend = Gpio(config, factory)
+    with pytest.raises(UserError) as caught:
+        Runtime(Unit(config), backend).open()
+    assert caught.value.where == "pins.led" and caught.value.exit_status == 2
+    assert str(caught.value) == (
+        "pins.led: GPIO23 cannot be used ('GPIO operation not permitted'): another program or a device-tree "
+        "overlay may hold it, or this board has no such line (gpioinfo lists them); choose another pin"
+    )
+    assert backend.inputs == {} and backend.led is None  # the buttons claimed before it were released

@@ -220,6 +220,18 @@ def open_button(config: Config, button: str, factory: Any) -> Any:
         raise UserError(f"pins.{button}", Text("errors.fixed_pull", pin=gpio)) from None
 
 
+@contextlib.contextmanager
+def refused_pin(name: str, gpio: int) -> Iterator[None]:
+    """A pin the GPIO chip refuses (held by another program or a device-tree overlay, or a chip with fewer lines,
+    as lgpio says: « GPIO operation not permitted », « GPIO busy ») is one line naming the setting, not a traceback."""
+    try:
+        yield
+    except UserError:
+        raise
+    except Exception as error:  # lgpio.error, gpiozero's PinInvalidPin, GPIOPinInUse...
+        raise UserError(f"pins.{name}", Text("errors.pin_refused", pin=gpio, reason=str(error))) from None
+
+
 def open_oled(settings: DisplaySettings) -> Any:
     """The real OLED on I2C (luma.oled's ssd1306 or sh1106)."""
     from luma.core.interface.serial import i2c
@@ -560,18 +572,21 @@ class Gpio(Backend):
             self.factory.on_output_change = self._pin_changed  # pin_factory("mock")'s pins report to it
         pins, buzzer = self.config.pins, self.config.buzzer
         for button in BUTTONS:
-            self.inputs[button] = open_button(self.config, button, self.factory)
-        self.led = LED(pins.led, active_high=True, pin_factory=self.factory)  # _drive_led writes its pin's state
+            with refused_pin(button, getattr(pins, button)):
+                self.inputs[button] = open_button(self.config, button, self.factory)
+        with refused_pin("led", pins.led):
+            self.led = LED(pins.led, active_high=True, pin_factory=self.factory)  # _drive_led writes its pin
         passive = buzzer.type == BuzzerType.PASSIVE
-        if passive:
-            self.buzzer = TonalBuzzer(
-                pins.buzzer,
-                mid_tone=Tone(frequency=buzzer.mid_tone_hz),
-                octaves=buzzer.octaves,
-                pin_factory=self.factory,
-            )
-        else:
-            self.buzzer = Buzzer(pins.buzzer, pin_factory=self.factory)
+        with refused_pin("buzzer", pins.buzzer):
+            if passive:
+                self.buzzer = TonalBuzzer(
+                    pins.buzzer,
+                    mid_tone=Tone(frequency=buzzer.mid_tone_hz),
+                    octaves=buzzer.octaves,
+                    pin_factory=self.factory,
+                )
+            else:
+                self.buzzer = Buzzer(pins.buzzer, pin_factory=self.factory)
         self.player = TonePlayer(self.buzzer, passive=passive)
         self.player.duty = VOLUME_DUTY[buzzer.volume]
 
