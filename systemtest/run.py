@@ -871,7 +871,7 @@ class SystemTest:
             "safe-to-unplug hook",
             hook is not None,
             f"run by systemd-shutdown after the file systems were read-only: « {hook.group(0) if hook else 'not run'} »"
-            " (exit status 1: no OLED in QEMU to draw the sign on; the sign itself is tested on a dummy display)",
+            " (exit status 1: the virt machine has no I²C bus; the sign itself is read off the Pi 3 B boot's bus)",
         )
 
     def after_shutdown(self) -> None:
