@@ -25,14 +25,13 @@ import hashlib
 import inspect
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
 import tempfile
 import time
 import tomllib
-from collections.abc import Iterator
-from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO, TextIO
@@ -66,9 +65,11 @@ SYSTEM_PACKAGES = [
 NOT_IN_DEBIAN = {"python3-lgpio"}
 #: The modules the initramfs carries to reach the root file system (``MODULES=list``, with their
 #: dependencies): the Pi's SD card controllers (``bcm2835`` is the SD host of the Pi 3 and Zero 2 W,
-#: ``sdhci-iproc`` the Pi 4's), their clock, and QEMU's virtio disk for the system test.
+#: ``sdhci-iproc`` the Pi 4's, whose card is powered through a fixed and a GPIO regulator: without their
+#: drivers it waits for ever), their clock, and QEMU's virtio disk for the system test. Names absent from this
+#: kernel (built in, such as mmc_block) are skipped by initramfs-tools.
 INITRAMFS_MODULES = [
-    "mmc_block", "bcm2835", "sdhci_iproc", "clk_raspberrypi", "pwrseq_simple",
+    "mmc_block", "bcm2835", "sdhci_iproc", "fixed", "gpio-regulator", "clk_raspberrypi", "pwrseq_simple",
     "virtio_blk", "virtio_pci", "virtio_mmio", "ext4", "vfat", "nls_cp437", "nls_ascii",
 ]  # fmt: skip
 #: The serial console (GPIO14/15: ttyS1 on the Pi 3, 4 and Zero 2 W), then the HDMI screen, which gets the boot log.
@@ -119,12 +120,11 @@ def ensure_binfmt(log: TextIO) -> None:
 
 def _essential_hook() -> str:
     """Written before the kernel is installed, so that its initramfs is built once, small."""
-    modules = "\\n".join(INITRAMFS_MODULES)
     return (
         'mkdir -p "$1/etc/initramfs-tools/conf.d" "$1/usr/share/initramfs-tools/modules.d" "$1/etc/default" && '
-        'printf "MODULES=list\\n" > "$1/etc/initramfs-tools/conf.d/monopoly-city" && '
-        f'printf "{modules}\\n" > "$1/usr/share/initramfs-tools/modules.d/monopoly-city" && '
-        f'printf "{FIRMWARE_CUSTOM.strip()}\\n" > "$1/etc/default/raspi-firmware-custom"'
+        "printf '%s\\n' MODULES=list > \"$1/etc/initramfs-tools/conf.d/monopoly-city\" && "
+        f"printf '%s\\n' {shlex.join(INITRAMFS_MODULES)} > \"$1/usr/share/initramfs-tools/modules.d/monopoly-city\" && "
+        f"printf '%s\\n' {shlex.quote(FIRMWARE_CUSTOM.strip())} > \"$1/etc/default/raspi-firmware-custom\""
     )
 
 
@@ -187,10 +187,13 @@ def wheelhouse(repo: Path, log: TextIO) -> Path:
         *(f"--platform={platform}" for platform in platforms),
         "-c", str(repo / "systemd" / "constraints.txt"), *wanted,
     ]  # fmt: skip
-    run(command, log)
-    (work / "complete").write_text("downloaded\n")
-    shutil.rmtree(folder, ignore_errors=True)
-    work.rename(folder)
+    try:
+        run(command, log)
+        (work / "complete").write_text("downloaded\n")
+        shutil.rmtree(folder, ignore_errors=True)
+        work.rename(folder)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
     return folder
 
 
@@ -217,26 +220,6 @@ def source_key(repo: Path) -> str:
     return tree.stdout.strip()
 
 
-@contextmanager
-def mounted(root: Path, log: TextIO) -> Iterator[None]:
-    """/proc, /sys and /dev inside the new root while programs run in it (as mmdebstrap does)."""
-    done: list[Path] = []
-    try:
-        for name, how in (
-            ("proc", ["-t", "proc", "proc"]),
-            ("sys", ["-t", "sysfs", "sysfs"]),
-            ("dev", ["--bind", "/dev"]),
-        ):
-            target = root / name
-            target.mkdir(exist_ok=True)
-            run(["mount", *how, str(target)], log)
-            done.append(target)
-        yield
-    finally:
-        for target in reversed(done):
-            subprocess.run(["umount", "--lazy", str(target)], check=False)
-
-
 def _write(path: Path, text: str, mode: int = 0o644) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(text, encoding="utf-8")
@@ -256,13 +239,15 @@ def install_unit(root: Path, source: Path, wheels: Path, log: TextIO) -> None:
     inside = root / "tmp" / "monopoly-city"
     shutil.copytree(source, inside / "src")
     shutil.copytree(wheels, inside / "wheels")
-    with mounted(root, log):
-        run(
-            ["chroot", str(root), "sh", "/tmp/monopoly-city/src/systemd/install.sh",
-             "--pip-args", "--no-index --find-links /tmp/monopoly-city/wheels"],
-            log,
-        )  # fmt: skip
-        run(["chroot", str(root), "useradd", "-m", "-s", "/bin/bash", "-G", "sudo,gpio,i2c", USER], log)
+    # /proc, /sys and /dev inside the new root while programs run in it, in a mount namespace of their own: the
+    # mounts end with the process, whatever happens (a killed build leaves no host /dev inside the cache).
+    script = (
+        'mount -t proc proc "$0/proc" && mount -t sysfs sysfs "$0/sys" && mount --bind /dev "$0/dev" && '
+        'chroot "$0" sh /tmp/monopoly-city/src/systemd/install.sh '
+        '--pip-args "--no-index --find-links /tmp/monopoly-city/wheels" && '
+        f'chroot "$0" useradd -m -s /bin/bash -G sudo,gpio,i2c {USER}'
+    )
+    run(["unshare", "--mount", "--propagation", "private", "sh", "-c", script, str(root)], log)
     shutil.rmtree(inside)
 
 
@@ -272,7 +257,11 @@ def configure(root: Path, source: Path) -> None:
     _write(root / "etc/hosts", f"127.0.0.1 localhost\n127.0.1.1 {HOSTNAME}\n::1 localhost ip6-localhost ip6-loopback\n")
     _write(
         root / "etc/fstab",
-        "LABEL=RASPIROOT / ext4 rw,noatime,errors=remount-ro 0 1\nLABEL=RASPIFIRM /boot/firmware vfat rw,noatime 0 2\n",
+        # The FAT partition root's alone (monopoly-city.txt holds the Wi-Fi password), and not needed to boot: a
+        # card pulled from a computer unejected does not keep the box from starting.
+        "LABEL=RASPIROOT / ext4 rw,noatime,errors=remount-ro 0 1\n"
+        "LABEL=RASPIFIRM /boot/firmware vfat "
+        "rw,noatime,fmask=0177,dmask=0077,nofail,x-systemd.device-timeout=10s 0 2\n",
     )
     # The OLED's bus as Raspberry Pi OS's raspi-config leaves it: /dev/i2c-1 at every boot.
     _write(root / "etc/modules-load.d/monopoly-city.conf", "i2c-dev\n")
@@ -284,7 +273,11 @@ def configure(root: Path, source: Path) -> None:
         _enable(root, unit, "sysinit.target")
     for key in (root / "etc/ssh").glob("ssh_host_*"):
         key.unlink()
-    # The card's settings file (the box's name, the home Wi-Fi, an SSH key), read at every boot.
+    # Keys only: no password logs in, even one set later for maker.
+    _write(root / "etc/ssh/sshd_config.d/monopoly-city.conf", "PasswordAuthentication no\nPermitRootLogin no\n")
+    # The card's settings file (the box's name, the home Wi-Fi, an SSH key), read at every boot by a copy of
+    # unit/boxsetup.py (standard library only) that make uninstall-pi leaves in place.
+    _write(root / "usr/local/lib/monopoly-city/boxsetup.py", (source / "unit/boxsetup.py").read_text(), 0o755)
     _write(
         root / "etc/systemd/system/monopoly-city-setup.service",
         (source / "systemd/monopoly-city-setup.service").read_text(),
@@ -383,11 +376,17 @@ def compress(card: Card, out: Path, log: TextIO) -> Path:
     """``out`` as xz (what Raspberry Pi Imager reads) and its sha256 beside it."""
     out.parent.mkdir(parents=True, exist_ok=True)
     partial = out.with_name(out.name + ".partial")
-    with open(partial, "wb") as target:
-        run(["xz", "-T0", "-6", "-c", str(card.path)], log, stdout=target)  # stderr in the log
-    partial.rename(out)
-    digest = hashlib.sha256(out.read_bytes()).hexdigest()
-    out.with_name(out.name + ".sha256").write_text(f"{digest}  {out.name}\n", encoding="utf-8")
+    try:
+        with open(partial, "wb") as target:
+            run(["xz", "-T0", "-6", "-c", str(card.path)], log, stdout=target)  # stderr in the log
+        partial.rename(out)
+    finally:
+        partial.unlink(missing_ok=True)
+    digest = hashlib.sha256()
+    with open(out, "rb") as image:
+        while chunk := image.read(1 << 20):
+            digest.update(chunk)
+    out.with_name(out.name + ".sha256").write_text(f"{digest.hexdigest()}  {out.name}\n", encoding="utf-8")
     return out
 
 

@@ -202,13 +202,14 @@ do_install() {
     # system test: docs/dev/system-test.md).
     sync
     if on_this_system; then
-        # The GPIO chips and I2C buses to their groups now (Raspberry Pi OS does it already; Debian does not).
-        if command -v udevadm >/dev/null 2>&1; then
-            udevadm control --reload || true
-            udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev || true
-            udevadm settle || true
-        fi
+        # systemd runs here (not a system being built in a chroot, where udevadm would reach the host's devices).
         if [ -d /run/systemd/system ]; then
+            # The GPIO chips and I2C buses to their groups now (Raspberry Pi OS does it already; Debian does not).
+            if command -v udevadm >/dev/null 2>&1; then
+                udevadm control --reload || true
+                udevadm trigger --subsystem-match=gpio --subsystem-match=i2c-dev || true
+                udevadm settle || true
+            fi
             systemctl daemon-reload
             systemctl restart "$UNIT" "$WEB_UNIT"
             say "installed and started: journalctl -u $UNIT -f shows what it does"

@@ -241,7 +241,7 @@ def test_apply_writes_each_file_with_its_mode_and_says_what_it_changed(tmp_path)
         "hostname set to salon",
         "/etc/hosts: 127.0.1.1 is salon",
         "home Wi-Fi set to 'Maison' (with its password)",
-        "Wi-Fi country set to BE (from the next start)",
+        "Wi-Fi country set to BE",
         KEY_ADDED,
     ]
     assert (tmp_path / "etc/hostname").read_text() == "salon\n"
@@ -284,6 +284,21 @@ def test_no_wifi_name_removes_the_profile_and_an_open_network_has_no_password(tm
     assert "[wifi-security]" not in (tmp_path / boxsetup.WIFI_FILE).read_text()
     assert apply(BoxSettings(name="salon", wifi_country="BE", ssh_key=KEY), tmp_path) == ["home Wi-Fi removed"]
     assert not (tmp_path / boxsetup.WIFI_FILE).exists()
+
+
+def test_a_line_not_understood_keeps_what_the_box_has_for_it(tmp_path):
+    """A mistyped password must not turn the saved network into an open one, nor a bad name reset the box's."""
+    apply(SETTINGS, tmp_path)
+    before = (tmp_path / boxsetup.WIFI_FILE).read_text(), (tmp_path / "etc/hostname").read_text()
+    for text in (
+        "name = salon\nwifi_name = Maison\nwifi_password = short\n",  # too short: refused
+        "name = salon\nwifi_name = Maison\nwifi_password: the password\n",  # no « = »: that key is refused
+        "name = the salon\nwifi_name = Maison\nwifi_password = " + SETTINGS.wifi_password + "\n",
+    ):
+        settings, errors = parse(text)
+        assert len(errors) == 1 and settings.refused
+        apply(settings, tmp_path)
+        assert ((tmp_path / boxsetup.WIFI_FILE).read_text(), (tmp_path / "etc/hostname").read_text()) == before
 
 
 def test_a_missing_hosts_file_is_made_with_localhost(tmp_path):
@@ -425,7 +440,7 @@ def test_main_applies_the_file_then_finds_nothing_to_change(card, capsys):
             "hostname set to salon",
             "/etc/hosts: 127.0.1.1 is salon",
             "home Wi-Fi set to 'Maison' (with its password)",
-            "Wi-Fi country set to BE (from the next start)",
+            "Wi-Fi country set to BE",
             KEY_ADDED,
         ],
         [],
@@ -453,7 +468,7 @@ def test_main_writes_the_errors_beside_the_file_then_removes_them_once_corrected
         ).encode()
     )
     settings_file.write_text("name = salon\nwifi_country = BE\n")
-    assert run(card, capsys) == (0, ["Wi-Fi country set to BE (from the next start)"], [])
+    assert run(card, capsys) == (0, ["Wi-Fi country set to BE"], [])
     assert not errors_file.exists()
 
 
@@ -525,9 +540,9 @@ def test_the_service_runs_once_before_the_network_and_ssh():
         "DefaultDependencies=no",
         "After=local-fs.target",
         "RequiresMountsFor=/boot/firmware",
-        "Before=NetworkManager.service ssh.service systemd-hostnamed.service network-pre.target",
+        "Before=NetworkManager.service ssh.service systemd-hostnamed.service avahi-daemon.service network-pre.target",
         "Wants=network-pre.target",
-        "ExecStart=/opt/monopoly-city/venv/bin/python -m unit.boxsetup",
+        "ExecStart=/usr/bin/python3 /usr/local/lib/monopoly-city/boxsetup.py",
     ):
         assert f"\n{line}\n" in text, line
 

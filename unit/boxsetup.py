@@ -23,6 +23,7 @@ import re
 import socket
 import stat
 import struct
+import subprocess
 import sys
 import tempfile
 import unicodedata
@@ -67,10 +68,13 @@ class BoxSettings:
     wifi_password: str = ""
     wifi_country: str = "FR"
     ssh_key: str = ""
+    #: The keys whose line was there but not understood: what the box has for them is kept as it is (a Wi-Fi
+    #: password mistyped must not turn the saved network into an open one). Not compared: it is not a setting.
+    refused: frozenset[str] = dataclasses.field(default=frozenset(), compare=False, repr=False)
 
 
 #: The keys, in the file's order.
-KEYS = tuple(field.name for field in dataclasses.fields(BoxSettings))
+KEYS = tuple(field.name for field in dataclasses.fields(BoxSettings) if field.name != "refused")
 
 #: The file's comments above each key, French first then English; :func:`format` writes them, so the template
 #: (systemd/monopoly-city.txt) is ``format(BoxSettings())``.
@@ -124,6 +128,7 @@ def parse(text: str, source: str = "monopoly-city.txt") -> tuple[BoxSettings, li
     """
     found: dict[str, tuple[int, str]] = {}  # key: (line number, value as written)
     errors: list[tuple[int, str]] = []  # (line number, what is wrong)
+    refused: set[str] = set()
     for number, line in enumerate(re.split(r"\r\n|\r|\n", text.removeprefix("\ufeff")), start=1):
         line = line.strip()
         if not line or line.startswith("#"):
@@ -132,6 +137,9 @@ def parse(text: str, source: str = "monopoly-city.txt") -> tuple[BoxSettings, li
         key = key.strip().lower()
         if not equals or not key:
             errors.append((number, f"expected 'key = value', got {_shown(line)}"))
+            written = re.match(r"[A-Za-z_]+", line)  # « wifi_password: secret »: that key is refused
+            if written and written.group(0).lower() in KEYS:
+                refused.add(written.group(0).lower())
         elif key not in KEYS:
             errors.append((number, f"{key}: unknown key{_did_you_mean(key)} (expected one of: {', '.join(KEYS)})"))
         elif key in found:
@@ -145,11 +153,13 @@ def parse(text: str, source: str = "monopoly-city.txt") -> tuple[BoxSettings, li
             values[key] = CHECKS[key](value)
         except ValueError as error:
             errors.append((number, f"{key}: {error}"))
+            refused.add(key)
     if values.get("wifi_password") and not values.get("wifi_name"):
         del values["wifi_password"]  # a name refused has said so already; none given is said here
         if not found.get("wifi_name", (0, ""))[1]:
             errors.append((found["wifi_password"][0], "wifi_password: given without a wifi_name (it is ignored)"))
-    return BoxSettings(**values), [f"{source} line {number}: {error}" for number, error in sorted(errors)]
+    settings = BoxSettings(**values, refused=frozenset(refused))
+    return settings, [f"{source} line {number}: {error}" for number, error in sorted(errors)]
 
 
 def _unquoted(value: str) -> str:
@@ -309,6 +319,8 @@ def apply(settings: BoxSettings, root: Path) -> list[str]:
     changes: list[str] = []
     failures: list[str] = []
     for what, step in STEPS:
+        if STEP_KEYS.get(what, frozenset()) & settings.refused:
+            continue  # a line for it was not understood: what the box has is kept
         try:
             change = step(settings, root, on_box)
         except OSError as error:
@@ -359,8 +371,15 @@ def _wifi(settings: BoxSettings, root: Path, on_box: bool) -> str | None:
 
 def _country(settings: BoxSettings, root: Path, on_box: bool) -> str | None:
     text = f"{OWNED}\noptions cfg80211 ieee80211_regdom={settings.wifi_country}\n"
-    if _update(root / COUNTRY_FILE, text, mode=0o644):
-        return f"Wi-Fi country set to {settings.wifi_country} (from the next start)"
+    changed = _update(root / COUNTRY_FILE, text, mode=0o644)
+    if on_box:
+        # cfg80211 reads that file when it loads, which udev has usually done by now: the running kernel too.
+        try:
+            subprocess.run(["iw", "reg", "set", settings.wifi_country], capture_output=True, timeout=10, check=False)
+        except (OSError, subprocess.SubprocessError):
+            pass  # no iw or no Wi-Fi: the file applies from the next start
+    if changed:
+        return f"Wi-Fi country set to {settings.wifi_country}"
     return None
 
 
@@ -395,6 +414,14 @@ def _ssh_key(settings: BoxSettings, root: Path, on_box: bool) -> str | None:
     _write(path, f"{old}{separator}{settings.ssh_key}\n".encode(errors="surrogateescape"), 0o600, owner)
     return f"SSH key added for {USER}: {' '.join([kind, '…' + blob[-12:], *comment])}"
 
+
+#: The keys each step writes: a step is skipped when one of them was refused (:attr:`BoxSettings.refused`).
+STEP_KEYS = {
+    "the hostname": frozenset({"name"}),
+    "/etc/hosts": frozenset({"name"}),
+    "the home Wi-Fi": frozenset({"wifi_name", "wifi_password"}),
+    "the Wi-Fi's country": frozenset({"wifi_country"}),
+}
 
 #: apply()'s steps, each named as a failure says it: it returns its change in words, or None.
 STEPS = (
@@ -559,7 +586,7 @@ def _run(path: Path, root: Path) -> int:
         for line in failed.failures:
             print(line, file=sys.stderr)
         status = 1
-    if root == Path("/") and socket.gethostname() != settings.name:
+    if root == Path("/") and "name" not in settings.refused and socket.gethostname() != settings.name:
         try:
             socket.sethostname(settings.name)
             changes.append(f"running hostname set to {settings.name}")
