@@ -261,7 +261,7 @@ def configure(root: Path, source: Path) -> None:
         # card pulled from a computer unejected does not keep the box from starting.
         "LABEL=RASPIROOT / ext4 rw,noatime,errors=remount-ro 0 1\n"
         "LABEL=RASPIFIRM /boot/firmware vfat "
-        "rw,noatime,fmask=0177,dmask=0077,nofail,x-systemd.device-timeout=10s 0 2\n",
+        "rw,noatime,fmask=0177,dmask=0077,nofail 0 2\n",
     )
     # The OLED's bus as Raspberry Pi OS's raspi-config leaves it: /dev/i2c-1 at every boot.
     _write(root / "etc/modules-load.d/monopoly-city.conf", "i2c-dev\n")
