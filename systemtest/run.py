@@ -515,15 +515,30 @@ class SystemTest:
         sent = time.monotonic()
         arrived = {button: self._press_until(button, state, sent) for button, state in PI_PRESSES}
         sold = phone.wait(lambda r: r.get("kind") == "sound" and r.get("name") == "sold", AUCTION_SECONDS + 30, sent)
+        off = self._switch_off(time.monotonic())  # as a table ends its evening: the next start is a new game
         self.report.check(
             "auction on a Pi 3 B",
-            all(arrived.values()) and sold is not None,
+            all(arrived.values()) and sold is not None and off,
             "paired, ON/OFF then ENCHÈRES from the remote: "
             + ", ".join(
                 f"{button} {'seen' if seen else 'never seen'} on the live stream" for button, seen in arrived.items()
             )
-            + f"; the end {'heard' if sold else 'never heard'}",
+            + f"; the end {'heard' if sold else 'never heard'}; ON/OFF twice: {'off' if off else 'still on'}",
         )
+
+    def _switch_off(self, after: float) -> bool:
+        """ON/OFF from the remote, and again to answer « ÉTEINDRE ? »: the game off, until the stream says so."""
+        for _ in range(3):
+            try:
+                for _ in range(2):
+                    if self.phone.press("power") == 204:
+                        self.phone.press("power", "release")
+                    time.sleep(0.5)
+            except (OSError, http.client.HTTPException):
+                pass
+            if self.phone.wait(state_is("off"), 20, after=after) is not None:
+                return True
+        return False
 
     def _press_until(self, button: str, state: str, after: float) -> bool:
         """The remote's press of ``button`` (and its release), again while the stream does not show ``state``."""
