@@ -215,9 +215,9 @@ class Link:
             case CheckCode(code=code, id=ident, session=session):
                 ok = self.check_code(code, session or SESSIONLESS)
                 client.send(PairedRecord(ident, ok, self.generation if ok else None).line())
-            case ShowPhone(lines=lines, qr=qr):
+            case ShowPhone(lines=lines, qr=qr, wifi=wifi):
                 self._phone_client = client
-                address = views.PhoneAddress(lines, qr)
+                address = views.PhoneAddress(lines, qr, wifi)
                 self._on_loop("the phone's address", lambda unit, at: unit.set_phone(address, at))
 
     def gone(self, client: Client) -> None:

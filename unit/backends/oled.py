@@ -343,17 +343,29 @@ class Painter:
         centred(draw, 54, hint, fitting_size(hint, 12))
 
     def phone(self, draw: ImageDraw.ImageDraw, view: views.Phone) -> None:
-        """The address as text; or its QR code on a lit square (dark modules, as scanners expect)."""
+        """The address as text; or its QR code on a lit square (dark modules, as scanners expect); with the box's
+        own Wi-Fi on, its QR code and its name and password first (views.phone_pages gives the order)."""
         w = self.words
         address = view.address
-        if address is not None and address.qr and view.page == views.PhonePage.QR:
+        pages = views.phone_pages(address)
+        page = view.page if view.page in pages else views.PhonePage.TEXT
+        following = pages[pages.index(page) + 1] if pages.index(page) + 1 < len(pages) else None
+        hint = w("screen.phone_back" if following is None else "screen.phone_more")
+        if address is not None and address.wifi is not None and page == views.PhonePage.WIFI:
+            self.qr(draw, address.wifi.qr, 0, 0, HEIGHT)
+            self.column(draw, (w("screen.wifi"), *self.wrapped(address.wifi.name)), hint)
+            return
+        if address is not None and address.wifi is not None and page == views.PhonePage.WIFI_TEXT:
+            draw.text((0, 10), w("screen.wifi"), font=font(10), fill=ON, anchor="ls")
+            draw.line((0, 13, WIDTH - 1, 13), fill=ON)
+            centred(draw, 27, address.wifi.name, fitting_size(address.wifi.name, 12))
+            label = w("screen.wifi_password")
+            centred(draw, 40, label, fitting_size(label, 9))
+            centred(draw, 53, address.wifi.password, fitting_size(address.wifi.password, 12))
+            return
+        if address is not None and page == views.PhonePage.QR:
             self.qr(draw, address.qr, 0, 0, HEIGHT)
-            right = (HEIGHT + WIDTH) // 2
-            title = w("screen.phone")
-            draw.text((right, 14), title, font=font(fitting_size(title, 11, WIDTH - HEIGHT - 2)), fill=ON, anchor="ms")
-            button, _, action = w("screen.phone_back").partition(" : " if " : " in w("screen.phone_back") else ": ")
-            for y, line in ((44, button), (57, action)):
-                draw.text((right, y), line, font=font(fitting_size(line, 10, WIDTH - HEIGHT - 2)), fill=ON, anchor="ms")
+            self.column(draw, (w("screen.phone"),), hint)
             return
         draw.text((0, 10), w("screen.phone"), font=font(10), fill=ON, anchor="ls")
         draw.line((0, 13, WIDTH - 1, 13), fill=ON)
@@ -363,8 +375,32 @@ class Painter:
         size = min(fitting_size(line, 12) for line in lines) if lines else 12
         for y, line in zip((27, 41) if len(lines) > 1 else (34,), lines, strict=False):
             centred(draw, y, line, size)
-        hint = w("screen.phone_next" if address is not None and address.qr else "screen.phone_back")
+        if following == views.PhonePage.QR:
+            hint = w("screen.phone_next")
         draw.text((WIDTH // 2, 61), hint, font=font(fitting_size(hint, 9)), fill=ON, anchor="ms")
+
+    @staticmethod
+    def column(draw: ImageDraw.ImageDraw, lines: tuple[str, ...], hint: str) -> None:
+        """Beside a QR code: a title (and a name under it) at the top, the button's hint at the bottom."""
+        right, width = (HEIGHT + WIDTH) // 2, WIDTH - HEIGHT - 2
+        tops, bottoms = ((14,), (44, 57)) if len(lines) == 1 else ((11, 24, 34), (49, 61))
+        for y, line, largest in zip(tops, lines, (11, 10, 10), strict=False):
+            draw.text((right, y), line, font=font(fitting_size(line, largest, width)), fill=ON, anchor="ms")
+        button, _, action = hint.partition(" : " if " : " in hint else ": ")
+        for y, line in zip(bottoms, (button, action), strict=True):
+            draw.text((right, y), line, font=font(fitting_size(line, 10, width)), fill=ON, anchor="ms")
+
+    @staticmethod
+    def wrapped(name: str, width: int = WIDTH - HEIGHT - 2) -> tuple[str, ...]:
+        """A network's name on at most two lines of the narrow column, cut at a space where one fits."""
+        if text_width(name, 9) <= width or " " not in name:
+            return (name,)
+        words = name.split(" ")
+        for cut in range(len(words) - 1, 0, -1):
+            first = " ".join(words[:cut])
+            if text_width(first, 9) <= width:
+                return first, " ".join(words[cut:])
+        return words[0], " ".join(words[1:])
 
     @staticmethod
     def qr(draw: ImageDraw.ImageDraw, rows: tuple[str, ...], x: int, y: int, side: int) -> None:

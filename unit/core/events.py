@@ -43,6 +43,9 @@ class LedMode(StrEnum):
 
 class SystemAction(StrEnum):
     SHUTDOWN = "shutdown"
+    # the box's own Wi-Fi on or off (the settings menu): the SD card's root helper does it (unit/boxwifi.py)
+    WIFI_ON = "wifi-on"
+    WIFI_OFF = "wifi-off"
 
 
 # --- inputs ---------------------------------------------------------------------------------
@@ -117,7 +120,7 @@ class BuildDrawn:
 
 @dataclass(frozen=True)
 class SystemRequested:
-    """The core asks the system for ``action``: a shutdown."""
+    """The core asks the system for ``action``: a shutdown, the box's own Wi-Fi on or off."""
 
     action: SystemAction
 

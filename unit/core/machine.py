@@ -143,6 +143,7 @@ class Unit:
         # the phone companion: its address, and a pairing code on the screen
         self.phone: views.PhoneAddress | None = None
         self._code: str | None = None
+        self._wifi_asked: bool | None = None  # the box's own Wi-Fi asked on (off) from the menu, not yet so
 
     # --- the public interface ---------------------------------------------------------------
 
@@ -211,10 +212,19 @@ class Unit:
         self._out = []
         self._fire_due(now)
         self.phone = address
-        if isinstance(self._base, views.Welcome):
+        wifi_on = address is not None and address.wifi_on
+        asked, self._wifi_asked = self._wifi_asked, (None if self._wifi_asked == wifi_on else self._wifi_asked)
+        if self.state == State.SETTINGS and asked and wifi_on:
+            # Asked for in the menu and now up: what a phone needs to join it, at once.
+            self._leave_menu()
+            self._show_phone(views.PhonePage.WIFI, now)
+        elif self.state == State.SETTINGS:
+            self._menu_item = min(self._menu_item, len(self._menu_items()) - 1)  # the Wi-Fi item may be gone
+            self._show_menu()
+        elif isinstance(self._base, views.Welcome):
             self._show(self._welcome())
         elif isinstance(self._base, views.Phone):
-            self._show(views.Phone(address, self._base.page if address and address.qr else views.PhonePage.TEXT))
+            self._show(views.Phone(address, self._phone_page(self._base.page)))
         return self._out
 
     def show_code(self, code: str, seconds: float, now: float) -> list[Output]:
@@ -563,18 +573,27 @@ class Unit:
     # --- the phone companion ------------------------------------------------------------------
 
     def _next_phone_page(self, t: float) -> None:
-        """CONSTRUCTION on the welcome screen: the address, then its QR code, then back."""
+        """CONSTRUCTION on the welcome screen: the box's own Wi-Fi (when on), the address, its QR code, back."""
         base = self._base
+        pages = self._phone_pages()
         if isinstance(base, views.Welcome):
-            self._show(views.Phone(self.phone))
-        elif isinstance(base, views.Phone) and base.page == views.PhonePage.TEXT and self.phone and self.phone.qr:
-            self._show(views.Phone(self.phone, views.PhonePage.QR))
+            self._show_phone(pages[0], t)
+        elif isinstance(base, views.Phone) and base.page in pages[:-1]:
+            self._show_phone(pages[pages.index(base.page) + 1], t)
         else:
             self._show(self._welcome())
-        if isinstance(self._base, views.Phone):  # silent: with a switch, holding on shuts down
-            self._timers.set(Timer.PHONE, t + self.config.menu.leave_after_seconds)
-        else:
             self._timers.cancel(Timer.PHONE)
+
+    def _phone_pages(self) -> tuple[views.PhonePage, ...]:
+        return views.phone_pages(self.phone)
+
+    def _phone_page(self, page: views.PhonePage) -> views.PhonePage:
+        """``page`` if it still has something to show, else the address as text."""
+        return page if page in self._phone_pages() else views.PhonePage.TEXT
+
+    def _show_phone(self, page: views.PhonePage, t: float) -> None:
+        self._show(views.Phone(self.phone, self._phone_page(page)))
+        self._timers.set(Timer.PHONE, t + self.config.menu.leave_after_seconds)  # silent: holding on shuts down
 
     def _drop_code(self) -> None:
         if self._code is not None:
@@ -602,10 +621,15 @@ class Unit:
 
     def _press_in_menu(self, button: Button, t: float) -> None:
         """ENCHÈRES moves to the next item, CONSTRUCTION changes the value; each change applies at once."""
-        item = MENU_ITEMS[self._menu_item]
+        items = self._menu_items()
+        item = items[self._menu_item]
         if button == Button.AUCTION:
-            self._menu_item = (self._menu_item + 1) % len(MENU_ITEMS)
+            self._menu_item = (self._menu_item + 1) % len(items)
             self._menu_done = False
+        elif item == MenuItem.WIFI:
+            on = not self._wifi_value().startswith(("on", "starting"))
+            self._wifi_asked = on
+            self._out.append(SystemRequested(SystemAction.WIFI_ON if on else SystemAction.WIFI_OFF))
         elif item == MenuItem.RESET:
             self._configure(self.factory, Choices.of(self.factory), reset=True)
             self._menu_done = True
@@ -621,13 +645,27 @@ class Unit:
         self._out.append(SettingsChanged(choices, reset))
         self._set_display()
 
+    def _menu_items(self) -> tuple[MenuItem, ...]:
+        """The menu's items: the box's own Wi-Fi only where the web service says the box can make one."""
+        wifi = self.phone is not None and self.phone.wifi is not None
+        return tuple(item for item in MENU_ITEMS if item != MenuItem.WIFI or wifi)
+
+    def _wifi_value(self) -> str:
+        """The Wi-Fi item's value: on or off, or on its way (asked from the menu, not yet so)."""
+        on = self.phone is not None and self.phone.wifi_on
+        if self._wifi_asked is not None and self._wifi_asked != on:
+            return "starting" if self._wifi_asked else "stopping"
+        return "on" if on else "off"
+
     def _show_menu(self) -> None:
-        item = MENU_ITEMS[self._menu_item]
-        value = Choices.of(self.config).value(item)
-        self._show(views.Menu(item, value, self._menu_item + 1, len(MENU_ITEMS), self._menu_done))
+        items = self._menu_items()
+        item = items[self._menu_item]
+        value = self._wifi_value() if item == MenuItem.WIFI else Choices.of(self.config).value(item)
+        self._show(views.Menu(item, value, self._menu_item + 1, len(items), self._menu_done))
 
     def _leave_menu(self) -> None:
         """Back to the welcome screen; every change is already saved."""
+        self._wifi_asked = None  # not come in the menu's time: the menu will say what it is next time
         self._timers.cancel(Timer.MENU)
         self._set_state(State.OFF)
         self._show(self._welcome())

@@ -21,6 +21,7 @@ class MenuItem(StrEnum):
     LANGUAGE = "language"
     SOUND = "sound"
     BRIGHTNESS = "brightness"
+    WIFI = "wifi"  # the box's own Wi-Fi: listed only where the box can make one (an action, not a setting)
     RESET = "reset"
 
 

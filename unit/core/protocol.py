@@ -32,6 +32,8 @@ from unit.core.settings import BuildResult
 SOCKET_NAME = "unit.sock"  # in the state folder
 PHONE_LINES = 3  # addresses the web service may give for the OLED
 PHONE_LINE_CHARS = 48
+WIFI_NAME_CHARS = 32  # a Wi-Fi network's name (SSID): 32 bytes at most
+WIFI_PASSWORD_CHARS = (8, 63)  # WPA2's passphrase
 QR_MODULES = 41  # the largest QR code taken (version 6): the OLED draws up to 64 modules a side
 # Pairing codes (both ends: the unit makes and checks them, the web service bounds who may ask and try).
 CODE_DIGITS = 6
@@ -514,9 +516,17 @@ class ShowPhone(_Message):
     VERB = Verb.PHONE
     lines: tuple[str, ...]
     qr: tuple[str, ...] = ()
+    wifi: views.BoxWifi | None = None  # absent: the box cannot make its own Wi-Fi
 
     def value(self) -> object:
-        return {"lines": list(self.lines), "qr": list(self.qr)}
+        out: dict[str, object] = {"lines": list(self.lines), "qr": list(self.qr)}
+        if self.wifi is not None:
+            out["wifi"] = (
+                {"on": True, "name": self.wifi.name, "password": self.wifi.password, "qr": list(self.wifi.qr)}
+                if self.wifi.on
+                else {"on": False}
+            )
+        return out
 
 
 Message = Press | Release | ChangeSettings | RequestCode | CheckCode | ShowPhone
@@ -537,6 +547,12 @@ NOT_ONE_OBJECT = BadLine("expected one JSON object with one key per line")
 BAD_PHONE = BadLine(
     f"phone: expected lines (1 to {PHONE_LINES} texts of at most {PHONE_LINE_CHARS} characters)"
     f" and a square QR of at most {QR_MODULES}",
+    "phone",
+)
+
+BAD_WIFI = BadLine(
+    f'phone: wifi: expected {{"on": false}} or {{"on": true}} with a name of 1 to {WIFI_NAME_CHARS} characters,'
+    f" a password of {WIFI_PASSWORD_CHARS[0]} to {WIFI_PASSWORD_CHARS[1]} and a square QR of at most {QR_MODULES}",
     "phone",
 )
 
@@ -583,11 +599,38 @@ def _phone(value: object) -> ShowPhone | BadLine:
         and 1 <= len(lines) <= PHONE_LINES
         and all(isinstance(x, str) and 0 < len(x) <= PHONE_LINE_CHARS and x.isprintable() for x in lines)
     )
-    ok_qr = (
+    ok_qr = _square_qr(qr)
+    if not (ok_lines and ok_qr) or not isinstance(lines, list) or not isinstance(qr, list):
+        return BAD_PHONE
+    wifi = value.get("wifi") if isinstance(value, dict) else None
+    if wifi is None:
+        return ShowPhone(tuple(lines), tuple(qr))
+    box_wifi = _box_wifi(wifi)
+    return BAD_WIFI if box_wifi is None else ShowPhone(tuple(lines), tuple(qr), box_wifi)
+
+
+def _box_wifi(wifi: object) -> views.BoxWifi | None:
+    """``{"on": false}``, or ``{"on": true, "name": …, "password": …, "qr": […]}``: the box's own Wi-Fi."""
+    if not isinstance(wifi, dict) or not isinstance(wifi.get("on"), bool):
+        return None
+    if not wifi["on"]:
+        return views.BoxWifi(False)
+    name, password, qr = wifi.get("name"), wifi.get("password"), wifi.get("qr", [])
+    ok = (
+        isinstance(name, str)
+        and 0 < len(name) <= WIFI_NAME_CHARS
+        and name.isprintable()
+        and isinstance(password, str)
+        and WIFI_PASSWORD_CHARS[0] <= len(password) <= WIFI_PASSWORD_CHARS[1]
+        and password.isprintable()
+        and _square_qr(qr)
+    )
+    return views.BoxWifi(True, str(name), str(password), tuple(qr)) if ok else None
+
+
+def _square_qr(qr: object) -> bool:
+    return (
         isinstance(qr, list)
         and len(qr) <= QR_MODULES
         and all(isinstance(row, str) and len(row) == len(qr) and set(row) <= {"0", "1"} for row in qr)
     )
-    if not (ok_lines and ok_qr) or not isinstance(lines, list) or not isinstance(qr, list):
-        return BAD_PHONE
-    return ShowPhone(tuple(lines), tuple(qr))

@@ -102,19 +102,53 @@ class Welcome:
 
 
 @dataclass(frozen=True)
+class BoxWifi:
+    """The box's own Wi-Fi (an access point, when no known network is there), as the web service reports it.
+
+    ``on``: it is up, and phones join it with ``name`` and ``password``; ``qr`` is
+    the Wi-Fi QR code phones' cameras read (``WIFI:T:WPA;S:…;P:…;;``), empty when
+    it would not fit the screen (then the name and password are shown as text).
+    """
+
+    on: bool
+    name: str = ""
+    password: str = ""
+    qr: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class PhoneAddress:
     """Where the phones find the box, as the web service reports it.
 
     ``lines`` are the addresses as text (``monopoly.local:8080``); ``qr`` is the
     QR code of the first as rows of ``"0"``/``"1"`` (dark) modules: the web
-    service draws it, so the unit needs no QR library.
+    service draws it, so the unit needs no QR library. ``wifi``: None where the
+    box cannot make its own Wi-Fi (no radio, not the SD card).
     """
 
     lines: tuple[str, ...]
     qr: tuple[str, ...] = ()
+    wifi: BoxWifi | None = None
+
+    @property
+    def wifi_on(self) -> bool:
+        return self.wifi is not None and self.wifi.on
+
+
+def phone_pages(address: PhoneAddress | None) -> tuple[PhonePage, ...]:
+    """The phone screen's pages in turn, those that have something to show: the address, then its QR code;
+    with the box's own Wi-Fi on, its QR code then the page's (a camera's way), then both as text."""
+    if address is None:
+        return (PhonePage.TEXT,)
+    qr = (PhonePage.QR,) if address.qr else ()
+    if address.wifi is not None and address.wifi.on:
+        return (*((PhonePage.WIFI,) if address.wifi.qr else ()), *qr, PhonePage.WIFI_TEXT, PhonePage.TEXT)
+    return (PhonePage.TEXT, *qr)
 
 
 class PhonePage(StrEnum):
+    WIFI = "wifi"  # the box's own Wi-Fi first, as a QR code: join it, then open the page
+    WIFI_TEXT = "wifi_text"  # its name and password, for those who type them
     TEXT = "text"
     QR = "qr"
 
@@ -218,6 +252,10 @@ def menu_label(item: MenuItem, words: Words) -> str:
     return words(f"screen.item_{item}")
 
 
+#: The box's own Wi-Fi item's values: off, on, and asked for but not yet so.
+WIFI_STATES = ("off", "on", "starting", "stopping")
+
+
 def menu_value(view: Menu, words: Words) -> str:
     """The value shown beside an item, in words."""
     match view.item:
@@ -231,6 +269,8 @@ def menu_value(view: Menu, words: Words) -> str:
             return words(f"screen.volume_{view.value}")
         case MenuItem.BRIGHTNESS:
             return words(f"screen.brightness_{view.value}")
+        case MenuItem.WIFI:
+            return words(f"screen.wifi_{view.value if view.value in WIFI_STATES else 'off'}")
     return words("screen.reset_done" if view.done else "screen.reset_ask")
 
 
@@ -289,6 +329,12 @@ def describe(view: View, words: Words) -> str:
             return f"{words('screen.phone')} · {words('screen.phone_none')}"
         case Phone(address=address, page=PhonePage.QR) if address is not None and address.qr:
             return f"{words('screen.phone')} · {words('screen.phone_qr')} {address.lines[0]}"
+        case Phone(address=address, page=PhonePage.WIFI) if address is not None and address.wifi_on:
+            return f"{words('screen.wifi')} · {words('screen.phone_qr')} {address.wifi.name if address.wifi else ''}"
+        case Phone(address=address, page=PhonePage.WIFI_TEXT) if address is not None and address.wifi_on:
+            assert address.wifi is not None
+            wifi = address.wifi
+            return f"{words('screen.wifi')} · {wifi.name} · {words('screen.wifi_password')} {wifi.password}"
         case Phone(address=address) if address is not None:
             return " · ".join((words("screen.phone"), *address.lines))
         case Pairing(code=code):
@@ -333,6 +379,41 @@ SAMPLE_QR = (
 )
 SAMPLE_ADDRESS = PhoneAddress(("monopoly.local:8080", "192.168.1.23:8080"), SAMPLE_QR)
 
+#: The Wi-Fi QR code of the box's own network « Monopoly City », password k7m2x9p4qa: version 3, 29x29.
+SAMPLE_WIFI_QR = (
+    "11111110001010100010101111111",
+    "10000010101000110110001000001",
+    "10111010000010010000001011101",
+    "10111010111011111100001011101",
+    "10111010010000101111001011101",
+    "10000010110110011010101000001",
+    "11111110101010101010101111111",
+    "00000000011100110000000000000",
+    "11111011110101101101110101010",
+    "01000000101010000001101010110",
+    "10001111001000010000011101000",
+    "01010001000010110010111010011",
+    "10111111011011001101000111100",
+    "10101001000001101101110110110",
+    "01101110111111010010101100100",
+    "11010101001100100001100001000",
+    "01100011111101011111000101011",
+    "11011001100011100101111011010",
+    "10111011000001011110001110000",
+    "10010000000010111000001010001",
+    "10010111001010000000111111100",
+    "00000000111000001001100010100",
+    "11111110111110011011101010100",
+    "10000010000100001011100011000",
+    "10111010101100011110111111011",
+    "10111010111011000101100011011",
+    "10111010100001111111111111110",
+    "10000010111011000010101011010",
+    "11111110100010100101011011000",
+)
+SAMPLE_WIFI = BoxWifi(True, "Monopoly City", "k7m2x9p4qa", SAMPLE_WIFI_QR)
+SAMPLE_WIFI_ADDRESS = PhoneAddress(("monopoly-city.local:8080", "10.42.0.1:8080"), SAMPLE_QR, SAMPLE_WIFI)
+
 #: One example of every screen, by name: the golden images and docs/images are drawn from these.
 SAMPLES: dict[str, View] = {
     "off": Off(),
@@ -359,6 +440,9 @@ SAMPLES: dict[str, View] = {
     "phone": Phone(SAMPLE_ADDRESS),
     "phone_qr": Phone(SAMPLE_ADDRESS, PhonePage.QR),
     "phone_none": Phone(None),
+    "phone_wifi": Phone(SAMPLE_WIFI_ADDRESS, PhonePage.WIFI),
+    "phone_wifi_text": Phone(SAMPLE_WIFI_ADDRESS, PhonePage.WIFI_TEXT),
+    "phone_wifi_qr": Phone(SAMPLE_WIFI_ADDRESS, PhonePage.QR),
     "pairing": Pairing("042917"),
     "confirm_off": Confirm(),
     "menu_game": Menu(MenuItem.GAME, 90, 1, 6),
@@ -368,6 +452,8 @@ SAMPLES: dict[str, View] = {
     "menu_language_en": Menu(MenuItem.LANGUAGE, "en", 3, 6),
     "menu_sound": Menu(MenuItem.SOUND, "low", 4, 6),
     "menu_brightness": Menu(MenuItem.BRIGHTNESS, "medium", 5, 6),
+    "menu_wifi": Menu(MenuItem.WIFI, "off", 6, 7),
+    "menu_wifi_starting": Menu(MenuItem.WIFI, "starting", 6, 7),
     "menu_reset": Menu(MenuItem.RESET, None, 6, 6),
     "menu_reset_done": Menu(MenuItem.RESET, None, 6, 6, done=True),
     "summary_played": Summary(SummaryPage.PLAYED, played=3600),
@@ -418,7 +504,10 @@ def _plain(value: object) -> object:
     if isinstance(value, tuple):
         return [_plain(item) for item in value]
     if isinstance(value, PhoneAddress):
-        return {"lines": list(value.lines), "qr": list(value.qr)}
+        plain: dict[str, object] = {"lines": list(value.lines), "qr": list(value.qr)}
+        if value.wifi is not None:
+            plain["wifi"] = dataclasses.asdict(value.wifi) | {"qr": list(value.wifi.qr)}
+        return plain
     return value
 
 
@@ -429,9 +518,22 @@ def _menu_value(value: object) -> float | str | None:
 def _address(value: object) -> PhoneAddress | None:
     if value is None:
         return None
-    if not isinstance(value, dict) or not set(value) <= {"lines", "qr"}:
+    if not isinstance(value, dict) or not set(value) <= {"lines", "qr", "wifi"}:
         raise TypeError(value)
-    return PhoneAddress(read.texts(value["lines"]), read.texts(value.get("qr", [])))
+    wifi = value.get("wifi")
+    if wifi is not None and (not isinstance(wifi, dict) or not set(wifi) <= {"on", "name", "password", "qr"}):
+        raise TypeError(wifi)
+    box_wifi = (
+        None
+        if wifi is None
+        else BoxWifi(
+            read.boolean(wifi["on"]),
+            read.text(wifi.get("name", "")),
+            read.text(wifi.get("password", "")),
+            read.texts(wifi.get("qr", [])),
+        )
+    )
+    return PhoneAddress(read.texts(value["lines"]), read.texts(value.get("qr", [])), box_wifi)
 
 
 #: How each field of each view is read back from JSON (checked: a wrong type is refused, not drawn).
