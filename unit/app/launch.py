@@ -192,6 +192,7 @@ class Launch:
         from unit.app.runtime import Runtime
         from unit.app.settings import SettingsStore
         from unit.app.signals import StopSignals
+        from unit.app.wifi import WifiRequests
         from unit.core import Unit
 
         request, scenario, state_dir = self.request, self.scenario, self.state_dir
@@ -214,6 +215,7 @@ class Launch:
             notifier=Notifier(),
             settings=settings,
             on_ready=lambda: self._ready(runtime, backlog, config.language),
+            wifi=WifiRequests(state_dir) if state_dir else None,
         )
         signal.signal(signal.SIGTERM, lambda *_: runtime.stop())
         if self.backend_name == "headless" and not scenario:  # say why nothing happens

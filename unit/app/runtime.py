@@ -24,6 +24,8 @@ from typing import TYPE_CHECKING
 from unit.app.notify import Notifier
 from unit.app.persist import GameStore
 from unit.app.settings import SettingsStore
+from unit.app.wifi import ACTIONS as WIFI_ACTIONS
+from unit.app.wifi import WifiRequests
 from unit.backends.base import STOP, Backend, Clock, Stop
 from unit.core import (
     DisplayChanged,
@@ -89,6 +91,7 @@ class Runtime:
         notifier: Notifier | None = None,
         settings: SettingsStore | None = None,
         on_ready: Callable[[], None] | None = None,
+        wifi: WifiRequests | None = None,
     ):
         self.unit = unit
         self.backend = backend
@@ -98,6 +101,7 @@ class Runtime:
         self.until = until
         self.store = store
         self.settings = settings  # where the settings menu's choices are saved
+        self.wifi = wifi  # where the menu's « box's Wi-Fi » goes (None: nowhere, and the log says so)
         self.notifier = notifier if notifier is not None else Notifier({})
         self.on_ready = on_ready  # called once READY=1 is sent (the launch ends its start-up pause)
         self.inputs: queue.SimpleQueue[tuple[float, Input]] = queue.SimpleQueue()
@@ -314,7 +318,11 @@ class Runtime:
             if isinstance(output, ScreenChanged):
                 self.backend.show(output.view)
         for output in outputs:
-            if isinstance(output, SystemRequested):  # after the shutdown screen is up
+            if isinstance(output, SystemRequested) and output.action in WIFI_ACTIONS:
+                # Only from the menu, with no game running: a few milliseconds of writing time nothing.
+                if self.wifi is None or not self.wifi.ask(output.action):
+                    log.info("the box's Wi-Fi was asked %s: nothing here makes one", output.action)
+            elif isinstance(output, SystemRequested):  # after the shutdown screen is up
                 log.info("system action requested: %s", output.action)
                 if self.backend.request(output.action):
                     self.stopped = True
