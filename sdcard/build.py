@@ -59,6 +59,9 @@ SYSTEM_PACKAGES = [
     "nano", "less", "gpiod",
     # the network: wired and Wi-Fi by NetworkManager, the box found as monopoly-city.local
     "network-manager", "wpasupplicant", "iw", "wireless-regdb", "avahi-daemon", "libnss-mdns",
+    # the box's own Wi-Fi (unit/boxwifi.py): NetworkManager's shared mode hands out addresses with dnsmasq and
+    # sets its rules with nft; busybox's udhcpc is the DHCP client of the system test's « phone »
+    "dnsmasq-base", "nftables", "busybox",
 ]  # fmt: skip
 #: What the guide installs that Debian 12 does not have (Raspberry Pi OS's own archive has it): the unit's
 #: ``pi`` extra installs lgpio's aarch64 wheel instead.
@@ -283,6 +286,12 @@ def configure(root: Path, source: Path) -> None:
         (source / "systemd/monopoly-city-setup.service").read_text(),
     )
     _enable(root, "monopoly-city-setup.service")
+    # The box's own Wi-Fi where no known network is there, and the settings menu's way to it (unit/boxwifi.py).
+    _write(root / "usr/local/lib/monopoly-city/boxwifi.py", (source / "unit/boxwifi.py").read_text(), 0o755)
+    for unit in ("monopoly-city-wifi.service", "monopoly-city-wifi-request.path", "monopoly-city-wifi-request.service"):
+        _write(root / "etc/systemd/system" / unit, (source / "systemd" / unit).read_text())
+    _enable(root, "monopoly-city-wifi.service")
+    _enable(root, "monopoly-city-wifi-request.path")
     _write(
         root / "boot/firmware/monopoly-city.txt",
         (source / "systemd/monopoly-city.txt").read_text().replace("\n", "\r\n"),
