@@ -1,5 +1,5 @@
 """The box's own Wi-Fi on the phone companion's side (issue 29, item 4): the helper's status file read, the Wi-Fi
-QR code's text, the card the unit is told.
+QR code's text, the card the unit is told (and told again within a poll of the file changing).
 
 The helper itself (unit/boxwifi.py, as root) writes the file; here it is written as it writes it: a temporary
 file renamed over the last one.
@@ -7,6 +7,7 @@ file renamed over the last one.
 
 from __future__ import annotations
 
+import asyncio
 import json
 import logging
 import os
@@ -20,8 +21,9 @@ pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not in
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from unit.core.protocol import QR_MODULES, ShowPhone, message_from  # noqa: E402
+from unit.core.protocol import QR_MODULES, SOCKET_NAME, ShowPhone, message_from  # noqa: E402
 from unit.web import WIFI_STATUS_PATH  # noqa: E402
+from unit.web import hub as hubs  # noqa: E402
 from unit.web.address import (  # noqa: E402
     WIFI_QR_READABLE,
     WIFI_SPECIAL,
@@ -264,3 +266,74 @@ def test_the_largest_network_is_no_qr_code_on_the_oled():
         "0.0.0.0", 8080, hostname="monopoly", addresses=[], wifi=WifiStatus(True, ";" * 32, "y" * 63, "10.42.0.1")
     )
     assert card["wifi"]["qr"] == [] and card["wifi"]["name"] == ";" * 32  # the unit shows them as text
+
+
+# --- the hub tells the unit within a poll ------------------------------------------------------------------------
+
+
+@pytest.mark.slow
+def test_a_change_of_the_status_file_is_told_to_the_unit_within_a_poll(tmp_path):
+    """A fake unit on the socket records what the service sends: the card at once, the Wi-Fi's within one poll of
+    the file changing (not at the next 30 s look), and nothing when a file is rewritten with the same words."""
+    status = tmp_path / "wifi" / "status.json"
+
+    async def scenario() -> None:
+        told: asyncio.Queue[dict] = asyncio.Queue()
+        gone = asyncio.Event()
+
+        async def unit(reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+            try:
+                while line := await reader.readline():
+                    await told.put(json.loads(line))
+            finally:
+                writer.close()
+                gone.set()
+
+        server = await asyncio.start_unix_server(unit, path=str(tmp_path / SOCKET_NAME))
+        hub = hubs.UnitHub(tmp_path, status)
+        hub.listening = ("0.0.0.0", 8080)
+        loop = asyncio.get_running_loop()
+        await hub.start()
+        try:
+            first = (await asyncio.wait_for(told.get(), 5))["phone"]
+            assert "wifi" not in first  # no file: the card as it always was
+            within = hubs.WIFI_POLL_SECONDS + 1.0  # a poll, and a loaded machine's slack
+            for value, expected in (
+                (ON, {"on": True, "name": "Monopoly City", "password": "k7m2x9p4qa", "qr": wifi_rows(BOX_WIFI)}),
+                (OFF, {"on": False}),
+                (ON | {"password": "another-one"}, {"on": True, "name": "Monopoly City", "password": "another-one"}),
+            ):
+                write_status(status, value)
+                written = loop.time()
+                card = (await asyncio.wait_for(told.get(), within))["phone"]
+                assert loop.time() - written <= within
+                assert {k: v for k, v in card["wifi"].items() if k in expected} == expected
+                on = value["on"]
+                assert ("10.42.0.1:8080" in card["lines"]) is on
+                assert (card["qr"] == qr_rows("http://10.42.0.1:8080/")) is on
+                assert card == phone_card("0.0.0.0", 8080, wifi=read_wifi_status(status))
+            write_status(status, ON | {"password": "another-one"})  # a new file, the same words
+            with pytest.raises(TimeoutError):
+                await asyncio.wait_for(told.get(), within)
+            status.unlink()  # the helper gone: no Wi-Fi said
+            assert "wifi" not in (await asyncio.wait_for(told.get(), within))["phone"]
+        finally:
+            await hub.stop()
+            await asyncio.wait_for(gone.wait(), 5)  # the service's end closed: the unit's too
+            server.close()
+            await server.wait_closed()
+
+    asyncio.run(scenario())
+
+
+def test_serve_reads_the_status_file_it_is_given(monkeypatch, tmp_path):
+    from unit import cli
+    from unit.web import server
+
+    seen: dict = {}
+    monkeypatch.setattr(server, "serve", lambda *args, **kwargs: seen.update(kwargs))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "config"))
+    assert cli.main(["serve", "--data", str(tmp_path / "data")]) == 0
+    assert seen["wifi_status"] == WIFI_STATUS_PATH
+    assert cli.main(["serve", "--data", str(tmp_path / "data"), "--wifi-status", str(tmp_path / "w.json")]) == 0
+    assert seen["wifi_status"] == str(tmp_path / "w.json")
