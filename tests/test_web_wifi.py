@@ -1,16 +1,19 @@
 """The box's own Wi-Fi on the phone companion's side (issue 29, item 4): the helper's status file read, the Wi-Fi
-QR code's text, the card the unit is told (and told again within a poll of the file changing).
+QR code's text, the card the unit is told (and told again within a poll of the file changing), the share page.
 
 The helper itself (unit/boxwifi.py, as root) writes the file; here it is written as it writes it: a temporary
-file renamed over the last one.
+file renamed over the last one. The browser's view of the share page is in test_web_wifi_browser.py.
 """
 
 from __future__ import annotations
 
 import asyncio
+import html
+import io
 import json
 import logging
 import os
+import re
 from pathlib import Path
 
 import pytest
@@ -18,8 +21,10 @@ import pytest
 pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
 pytest.importorskip("httpx2", reason="httpx2 (Starlette's test client) is not installed")
 
+import segno  # noqa: E402
 from hypothesis import given  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
+from starlette.testclient import TestClient  # noqa: E402
 
 from unit.core.protocol import QR_MODULES, SOCKET_NAME, ShowPhone, message_from  # noqa: E402
 from unit.web import WIFI_STATUS_PATH  # noqa: E402
@@ -34,6 +39,7 @@ from unit.web.address import (  # noqa: E402
     wifi_rows,
     wifi_text,
 )
+from unit.web.app import create_app  # noqa: E402
 
 ON = {"available": True, "on": True, "name": "Monopoly City", "password": "k7m2x9p4qa", "address": "10.42.0.1"}
 OFF = {"available": True, "on": False}
@@ -324,6 +330,77 @@ def test_a_change_of_the_status_file_is_told_to_the_unit_within_a_poll(tmp_path)
             await server.wait_closed()
 
     asyncio.run(scenario())
+
+
+# --- the share page -----------------------------------------------------------------------------------------------
+
+
+@pytest.fixture
+def status(tmp_path) -> Path:
+    return tmp_path / "status.json"
+
+
+@pytest.fixture
+def share(status):
+    with TestClient(create_app(None, wifi_status=status), base_url="http://monopoly.local:8080") as client:
+        yield client
+
+
+def svg_of(text: str) -> bytes:
+    out = io.BytesIO()
+    segno.make(text, error="m").save(out, kind="svg", scale=8, border=2, dark="#000", light="#fff")
+    return out.getvalue()
+
+
+def main_of(page) -> str:
+    """The page's own part (the header has the session's token), its spaces as one."""
+    return " ".join(re.search(r"<main.*</main>", page.text, re.S).group(0).split())
+
+
+def test_without_the_box_s_wifi_the_share_page_is_as_it_was(share, status):
+    missing = share.get("/share")
+    write_status(status, OFF)
+    off = share.get("/share")
+    write_status(status, ON | {"available": False})
+    unavailable = share.get("/share")
+    assert main_of(missing) == main_of(off) == main_of(unavailable)
+    assert main_of(off) == (  # the page before the box had a Wi-Fi of its own
+        '<main id="main"> <h1>Partager la page</h1> <p class="hint">Montrez ce code aux autres joueurs :'
+        " l&#39;appareil photo de leur téléphone ouvre la même page.</p>"
+        ' <img class="qr" src="/qr.svg" alt="http://monopoly.local:8080/" width="296" height="296">'
+        ' <p class="address"><code>http://monopoly.local:8080/</code></p> </main>'
+    )
+    assert "Wi-Fi" not in off.text and "wifi" not in off.text
+    assert share.get("/qr.svg").content == svg_of("http://monopoly.local:8080/")
+    assert share.get("/wifi-qr.svg").status_code == 404
+
+
+def test_with_the_box_s_wifi_on_the_share_page_joins_it_first(share, status):
+    write_status(status, ON)
+    page = share.get("/share")
+    assert page.status_code == 200 and page.headers["cache-control"] == "no-store"
+    text = html.unescape(page.text)
+    steps = [text.index(s) for s in ("1. Rejoindre le Wi-Fi du boîtier", 'src="/wifi-qr.svg"', "2. Ouvrir la page")]
+    assert steps == sorted(steps) and text.index('src="/qr.svg"') > steps[-1]
+    assert '<code id="wifi-name">Monopoly City</code>' in text and '<code id="wifi-password">k7m2x9p4qa</code>' in text
+    assert '<p class="address"><code>http://10.42.0.1:8080/</code></p>' in text  # where the phone will reach it
+    assert share.get("/wifi-qr.svg").content == svg_of("WIFI:T:WPA;S:Monopoly City;P:k7m2x9p4qa;;")
+    assert share.get("/wifi-qr.svg").headers["content-type"] == "image/svg+xml"
+    assert share.get("/qr.svg").content == svg_of("http://10.42.0.1:8080/")
+    english = html.unescape(share.get("/share?lang=en").text)
+    assert "1. Join the box's Wi-Fi" in english and "2. Open the page" in english and "Password" in english
+    share.app.state.web.hub.listening = ("0.0.0.0", 80)  # the port the service listens on, not the visitor's
+    assert share.get("/qr.svg").content == svg_of("http://10.42.0.1/")
+    write_status(status, OFF)
+    assert share.get("/wifi-qr.svg").status_code == 404 and "wifi" not in share.get("/share").text
+
+
+def test_the_network_s_name_and_password_are_text_on_the_page_never_markup(share, status):
+    write_status(status, ON | {"name": "<b>Box</b> & co", "password": '"><script>x</script>'})
+    text = share.get("/share").text
+    assert "<b>Box" not in text and "<script>x" not in text
+    assert "&lt;b&gt;Box&lt;/b&gt; &amp; co" in text
+    assert share.get("/wifi-qr.svg").content == svg_of(wifi_text("<b>Box</b> & co", '"><script>x</script>'))
 
 
 def test_serve_reads_the_status_file_it_is_given(monkeypatch, tmp_path):

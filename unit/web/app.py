@@ -40,6 +40,7 @@ def routes() -> list[BaseRoute]:
         Route("/settings", live.settings_post, methods=POST),
         Route("/share", live.share),
         Route("/qr.svg", live.qr),
+        Route("/wifi-qr.svg", live.wifi_qr),
         Route("/manifest.{lang}.webmanifest", live.manifest),
         Route("/events", live.events),
         Route("/press", live.press, methods=POST),
