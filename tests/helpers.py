@@ -600,13 +600,17 @@ def free_port() -> int:
 
 
 @contextlib.contextmanager
-def serving(state_dir: Path | None, language: str = "fr", box: bool | None = None) -> Iterator[str]:
+def serving(
+    state_dir: Path | None, language: str = "fr", box: bool | None = None, wifi_status: Path | None = None
+) -> Iterator[str]:
     """The web application under uvicorn in a thread, on a free loopback port: yields its base URL. ``box``
     False: a laptop's service (the calculator open while no unit runs), else a box's with a ``state_dir``
-    (the calculator written from paired phones only: :func:`pair_page`)."""
+    (the calculator written from paired phones only: :func:`pair_page`); ``wifi_status``: the box's Wi-Fi
+    helper's status file (None: the service's default, /run/monopoly-city-wifi/status.json)."""
     from unit.web.app import create_app
 
-    with _served(create_app(state_dir, language, box=box)) as url:
+    wifi = {} if wifi_status is None else {"wifi_status": wifi_status}
+    with _served(create_app(state_dir, language, box=box, **wifi)) as url:
         yield url
 
 

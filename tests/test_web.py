@@ -24,6 +24,7 @@ from starlette.routing import Mount, Route  # noqa: E402
 from starlette.testclient import TestClient  # noqa: E402
 
 from unit.core import views  # noqa: E402
+from unit.web import WIFI_STATUS_PATH as WIFI_STATUS  # noqa: E402
 from unit.web.app import create_app  # noqa: E402
 from unit.web.screen import translate  # noqa: E402
 from unit.web.security import MAX_BODY, RateLimit, Signer  # noqa: E402
@@ -472,13 +473,13 @@ def test_serve_without_state_dir_looks_where_run_keeps_the_unit_and_says_where(m
     monkeypatch.setattr(unit.web.server, "serve", lambda *args, **kwargs: served.update(args=args, kwargs=kwargs))
     assert main(["serve"]) == 0
     host, port, state_dir, language, data_dir = served["args"]
-    assert served["kwargs"] == {"by_default": True, "box": False}  # a laptop: no box to pair with
+    assert served["kwargs"] == {"by_default": True, "box": False, "wifi_status": WIFI_STATUS}  # a laptop: no box
     ran = launch.Launch(configuration.load(), launch.Request(backend="terminal")).state_dir
     assert state_dir == ran == str(tmp_path / "config" / "monopoly-city")
     assert data_dir == str(tmp_path / "data" / "monopoly-city")  # the calculator's files stay where they were
     assert main(["serve", "--state-dir", str(tmp_path / "s")]) == 0
     assert served["args"][2:5:2] == (str(tmp_path / "s"), str(tmp_path / "s" / "calculator"))
-    assert served["kwargs"] == {"by_default": False, "box": True}  # the box's service
+    assert served["kwargs"] == {"by_default": False, "box": True, "wifi_status": WIFI_STATUS}  # the box's service
 
 
 @pytest.mark.parametrize(

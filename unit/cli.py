@@ -21,6 +21,7 @@ from unit import __version__, backends, i18n
 from unit.app import config as configuration
 from unit.app.launch import DEFAULT_PI_STATE_DIR, end_startup_pause
 from unit.errors import ArgumentError, HardwareError, Text, UserError
+from unit.web import WIFI_STATUS_PATH
 from unit.yamlfile import escape, shown
 
 
@@ -127,6 +128,7 @@ def cmd_serve(args: argparse.Namespace) -> int:
         data_dir,
         by_default=args.state_dir is None,
         box=given is not None,
+        wifi_status=args.wifi_status,
     )
     return 0
 
@@ -186,7 +188,7 @@ def help_values() -> dict[str, object]:
     """The values the help texts name (``{pi_state_dir}``, ``{shipped}``): read from the code, not copied."""
     from unit.calculator.edition import SHIPPED
 
-    return {"pi_state_dir": DEFAULT_PI_STATE_DIR, "shipped": ", ".join(SHIPPED)}
+    return {"pi_state_dir": DEFAULT_PI_STATE_DIR, "shipped": ", ".join(SHIPPED), "wifi_status": WIFI_STATUS_PATH}
 
 
 class Formatter(argparse.HelpFormatter):
@@ -439,6 +441,12 @@ def build_parser(command: str | None = None) -> argparse.ArgumentParser:
             "--data",
             metavar="DIR",
             help="cli.help.serve.data",
+        )
+        serve.add_argument(
+            "--wifi-status",
+            default=WIFI_STATUS_PATH,
+            metavar="FILE",
+            help="cli.help.serve.wifi_status",
         )
         serve.add_argument("-v", "--verbose", action="store_true", help="cli.help.common.verbose")
         serve.set_defaults(func=cmd_serve)

@@ -21,7 +21,7 @@ from starlette.middleware import Middleware
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from unit.web import bank, bank_page, cards, editions, game, live, reports, table, unpaired
+from unit.web import WIFI_STATUS_PATH, bank, bank_page, cards, editions, game, live, reports, table, unpaired
 from unit.web.common import HERE, Web, not_saved, paired_endpoint, paired_form_endpoint, refused
 from unit.web.security import BodyLimit
 from unit.web.store import NotSaved
@@ -40,6 +40,7 @@ def routes() -> list[BaseRoute]:
         Route("/settings", live.settings_post, methods=POST),
         Route("/share", live.share),
         Route("/qr.svg", live.qr),
+        Route("/wifi-qr.svg", live.wifi_qr),
         Route("/manifest.{lang}.webmanifest", live.manifest),
         Route("/events", live.events),
         Route("/press", live.press, methods=POST),
@@ -101,12 +102,18 @@ async def lifespan(app: Starlette) -> AsyncIterator[None]:
 
 
 def create_app(
-    state_dir: str | Path | None, language: str = "fr", data_dir: str | Path | None = None, box: bool | None = None
+    state_dir: str | Path | None,
+    language: str = "fr",
+    data_dir: str | Path | None = None,
+    box: bool | None = None,
+    wifi_status: str | Path | None = WIFI_STATUS_PATH,
 ) -> Starlette:
     """The application for a unit whose state folder is ``state_dir`` (None: no unit), its pages in
     ``language`` by default, the calculator's files in ``data_dir`` (None: beside the state); ``box``: whether
     the service is a box's, whose calculator is written from paired phones only even while the unit is away
-    (None: when there is a state folder; :attr:`unit.web.common.Web.box`)."""
+    (None: when there is a state folder; :attr:`unit.web.common.Web.box`); ``wifi_status``: the file where the
+    box's Wi-Fi helper says whether its own access point is up (:func:`unit.web.address.read_wifi_status`; None:
+    no Wi-Fi to show)."""
     body_limit = Middleware(BodyLimit, larger={editions.UPLOAD_PATH: editions.MAX_UPLOAD}, explain=editions.too_large)
     app = Starlette(
         routes=routes(),
@@ -115,6 +122,6 @@ def create_app(
         exception_handlers={HTTPException: refused, NotSaved: not_saved, bank.TapRefused: bank.refusal_page},
         lifespan=lifespan,
     )
-    app.state.web = Web(state_dir, language, data_dir, box)
+    app.state.web = Web(state_dir, language, data_dir, box, wifi_status)
     app.state.sales = bank_page.Sales()  # the auctions the box ended, offered to the bank (unit/web/bank_page.py)
     return app

@@ -29,6 +29,7 @@ from starlette.responses import HTMLResponse, JSONResponse, PlainTextResponse, R
 from unit import i18n
 from unit.errors import Text, UserError, said
 from unit.fields import name_key
+from unit.web import WIFI_STATUS_PATH
 from unit.web.caches import EditionCache, GameCache, PartCache, TitleCache
 from unit.web.hub import UnitHub
 from unit.web.screen import translate
@@ -66,8 +67,9 @@ class Web:
         language: str = "fr",
         data_dir: str | Path | None = None,
         box: bool | None = None,
+        wifi_status: str | Path | None = WIFI_STATUS_PATH,
     ):
-        self.hub = UnitHub(state_dir)
+        self.hub = UnitHub(state_dir, wifi_status)  # wifi_status: the box's Wi-Fi helper's file (None: no Wi-Fi)
         #: Whether this service is a box's (``serve --state-dir``, or on a Raspberry Pi): its calculator's files are
         #: written from a paired phone only, even while the unit is away (:func:`may_write`). Without one (a
         #: laptop, no unit running beside it) they are open to every phone, as nobody could pair.

@@ -4,6 +4,9 @@ One connection to the unit, kept open and reopened when the unit restarts;
 every record it sends goes to each page's event stream through a bounded
 queue: a page that falls behind loses its stream (the browser reconnects and
 gets a fresh snapshot), it never slows the others or the unit.
+
+It also tells the unit where the phones find the service (:func:`unit.web.address.phone_card`), the box's own
+Wi-Fi included: its status file is looked at every :data:`WIFI_POLL_SECONDS`, and a change is told at once.
 """
 
 from __future__ import annotations
@@ -32,11 +35,13 @@ from unit.core.protocol import (
     ShowPhone,
     Snapshot,
     UnitRecord,
+    dumps,
     fold,
     message_from,
     read_record,
 )
-from unit.web.address import phone_card
+from unit.web import WIFI_STATUS_PATH
+from unit.web.address import phone_card, read_wifi_status, wifi_signature
 
 log = logging.getLogger(__name__)
 
@@ -45,6 +50,7 @@ MAX_LINE = 1 << 20  # one record from the unit
 RECONNECT_SECONDS = 1.0
 ANSWER_SECONDS = 3.0  # the unit answers a pairing or settings request within this
 ANNOUNCE_SECONDS = 30.0  # how often the addresses are looked at again (a DHCP lease may change them)
+WIFI_POLL_SECONDS = 2.0  # how often the box's Wi-Fi status file is looked at (an os.stat): its QR on the OLED soon
 #: What pages may see: the pairing code, pairing answers and errors stay between the unit and the service.
 PUBLIC_KINDS = frozenset(
     {Kind.SNAPSHOT, Kind.STATE, Kind.LED, Kind.SOUND, Kind.SCREEN, Kind.BUILD, Kind.SYSTEM, Kind.RESUME}
@@ -74,8 +80,10 @@ class Subscriber:
 class UnitHub:
     """The unit as the pages see it: a snapshot, a stream of records, a way to send it messages."""
 
-    def __init__(self, state_dir: str | Path | None):
+    def __init__(self, state_dir: str | Path | None, wifi_status: str | Path | None = WIFI_STATUS_PATH):
         self.path = Path(state_dir) / SOCKET_NAME if state_dir else None
+        #: The box's Wi-Fi helper's status file (unit/web/address.py, read_wifi_status); None: no Wi-Fi to show.
+        self.wifi_status = Path(wifi_status) if wifi_status is not None else None
         #: The unit as it stands (protocol.fold); replaced whole, so pages rendered on worker threads read one.
         self.current: Snapshot = NO_UNIT
         self.generation: str | None = None  # the unit's pairing generation (a new game renews it)
@@ -87,9 +95,10 @@ class UnitHub:
         self._task: asyncio.Task[None] | None = None
         #: (host, port) the service listens on: the unit shows it on its phone screen (None: not told)
         self.listening: tuple[str, int] | None = None
-        self._announced: ShowPhone | None = None
+        self._announced: dict[str, Any] | None = None  # the card the unit was last told (phone_card's)
         self._announce_now = asyncio.Event()
         self._announcer: asyncio.Task[None] | None = None
+        self._wifi_watcher: asyncio.Task[None] | None = None
 
     @property
     def connected(self) -> bool:
@@ -103,9 +112,10 @@ class UnitHub:
     async def start(self) -> None:
         self._task = asyncio.create_task(self._run())
         self._announcer = asyncio.create_task(self._announce())
+        self._wifi_watcher = asyncio.create_task(self._watch_wifi())
 
     async def stop(self) -> None:
-        for task in (self._task, self._announcer):
+        for task in (self._task, self._announcer, self._wifi_watcher):
             if task is not None:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
@@ -199,10 +209,14 @@ class UnitHub:
                 log.warning("not sent to the unit: %s", read.error)
                 return False
             message = read
+        return await self._write(message.line())
+
+    async def _write(self, line: bytes) -> bool:
+        """Write one line to the unit; False when no unit is there or it does not take it in time."""
         writer = self._writer
         if writer is None:
             return False
-        writer.write(message.line())
+        writer.write(line)
         try:
             await asyncio.wait_for(writer.drain(), ANSWER_SECONDS)
         except (OSError, TimeoutError):
@@ -218,15 +232,30 @@ class UnitHub:
             if self.listening is None or self._writer is None:
                 continue
             try:
-                card = message_from({"phone": phone_card(*self.listening)})
+                card = phone_card(*self.listening, wifi=read_wifi_status(self.wifi_status))
             except Exception:  # an address that cannot be put in a QR code must not end the service
                 log.exception("the phone's address for the unit")
                 continue
-            if not isinstance(card, ShowPhone):
-                log.warning("the address cannot be shown on the unit: %s", getattr(card, "error", card))
+            checked = message_from({"phone": card})
+            if not isinstance(checked, ShowPhone):
+                log.warning("the address cannot be shown on the unit: %s", getattr(checked, "error", checked))
                 continue
-            if card != self._announced and await self.send(card):
+            # The card as phone_card made it, checked as the unit checks it: its "wifi" key is the unit's to
+            # read (protocol.ShowPhone), sent whole even where this side's protocol does not know it yet.
+            if card != self._announced and await self._write((dumps({"phone": card}) + "\n").encode()):
                 self._announced = card
+
+    async def _watch_wifi(self) -> None:
+        """Look at the box's Wi-Fi status file every :data:`WIFI_POLL_SECONDS` (its inode, size and time, not its
+        text) and tell the unit at once when it changed: the network's QR code is on the OLED within seconds of
+        the access point coming up, not at the next :data:`ANNOUNCE_SECONDS`."""
+        seen = wifi_signature(self.wifi_status)
+        while self.wifi_status is not None:
+            await asyncio.sleep(WIFI_POLL_SECONDS)
+            now = wifi_signature(self.wifi_status)
+            if now != seen:
+                seen = now
+                self._announce_now.set()
 
     # --- requests that wait for the unit's answer -----------------------------------------------------
 

@@ -2,7 +2,8 @@
 
 Routes (docs/phone.en.md): ``/`` the live view, ``/remote`` the banker's
 buttons and pairing, ``/settings``, ``/share`` with the QR code
-(``/qr.svg``), ``/events`` the live stream (server-sent events). Every
+(``/qr.svg``) and, while the box's own Wi-Fi is on, that network's
+(``/wifi-qr.svg``), ``/events`` the live stream (server-sent events). Every
 state-changing route is a POST that needs the session cookie, the session's
 CSRF token and a same-origin request (:func:`unit.web.common.checked_form`);
 pressing and settings also need a paired session.
@@ -26,6 +27,7 @@ from unit import i18n
 from unit.core import views
 from unit.core.menu import MenuItem
 from unit.errors import Text
+from unit.web.address import WifiStatus, read_wifi_status, wifi_text
 from unit.web.common import (
     SECURITY_HEADERS,
     Refused,
@@ -76,13 +78,39 @@ async def settings_page(request: Request) -> Response:
 
 
 async def share(request: Request) -> Response:
-    return page(request, "share", address=address(request))
+    """The page's address as a QR code for the next phone; first, while the box's own Wi-Fi is on, that network's
+    QR code, name and password (the phone must join it before the page's address leads anywhere).
+
+    The password is shown to whoever opens this page: they reached the box already (on its Wi-Fi, or on a
+    network it shares), and the box's screen shows it to the whole table too. It is a key to the table's game,
+    not to anything else."""
+    wifi = box_wifi(request)
+    return page(request, "share", address=address(request, wifi), wifi=wifi)
 
 
 async def qr(request: Request) -> Response:
+    return svg_qr(address(request, box_wifi(request)))
+
+
+async def wifi_qr(request: Request) -> Response:
+    """The box's own Wi-Fi as a QR code a phone's camera joins (:func:`unit.web.address.wifi_text`); 404 when off."""
+    wifi = box_wifi(request)
+    if wifi is None:
+        raise Refused(404, Text("web.refused.not_found"))
+    return svg_qr(wifi_text(wifi.name, wifi.password))
+
+
+def svg_qr(text: str) -> Response:
     buffer = io.BytesIO()
-    segno.make(address(request), error="m").save(buffer, kind="svg", scale=8, border=2, dark="#000", light="#fff")
+    segno.make(text, error="m").save(buffer, kind="svg", scale=8, border=2, dark="#000", light="#fff")
     return Response(buffer.getvalue(), media_type="image/svg+xml", headers=SECURITY_HEADERS)
+
+
+def box_wifi(request: Request) -> WifiStatus | None:
+    """The box's own Wi-Fi while it is on, else None: its status file read at each request (a hundred bytes in
+    /run, memory: no SD card read holds the loop)."""
+    wifi = read_wifi_status(web_of(request).hub.wifi_status)
+    return wifi if wifi is not None and wifi.on else None
 
 
 #: The web app manifest's fields that are not words; ``display: browser``: over the box's plain http address, the
@@ -235,11 +263,17 @@ def setting_value(text: str) -> Any:
     return int(number) if number.is_integer() else number
 
 
-def address(request: Request) -> str:
-    """The address this page was reached at, to share with the next phone (a bad Host gives the default)."""
+def address(request: Request, wifi: WifiStatus | None = None) -> str:
+    """The address this page was reached at, to share with the next phone (a bad Host gives the default); while
+    the box's own Wi-Fi is on (``wifi``), the box's address on it: the one the next phone has once it joined."""
     host = request.headers.get("host", "")
     if not HOST_RE.match(host):
         host = "monopoly-city.local"
+    if wifi is not None:
+        listening = web_of(request).hub.listening
+        after = host.rpartition("]")[2]  # an IPv6 address's colons are inside its brackets
+        port = listening[1] if listening is not None else int(after.rpartition(":")[2] if ":" in after else 80)
+        return f"http://{wifi.address}/" if port == 80 else f"http://{wifi.address}:{port}/"
     return f"http://{host}/"
 
 

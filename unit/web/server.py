@@ -12,7 +12,7 @@ import uvicorn
 
 from unit import i18n
 from unit.errors import ArgumentError, Text
-from unit.web import guard
+from unit.web import WIFI_STATUS_PATH, guard
 from unit.web.address import ANY_HOSTS
 from unit.web.app import create_app
 from unit.yamlfile import escape
@@ -28,14 +28,16 @@ def serve(
     data_dir: str | None = None,
     by_default: bool = False,
     box: bool | None = None,
+    wifi_status: str | None = WIFI_STATUS_PATH,
 ) -> None:
     """Serve until interrupted; says where, and whether the unit's socket is expected (``by_default``: in the folder
     ``run`` keeps without ``--state-dir``, which the line says). ``box``: whether this is a box's service, whose
-    calculator is written from paired phones only (:func:`unit.web.app.create_app`). A port in use or an address
+    calculator is written from paired phones only (:func:`unit.web.app.create_app`); ``wifi_status``: the box's Wi-Fi
+    helper's status file (:func:`unit.web.address.read_wifi_status`). A port in use or an address
     that is not this machine's is one line (:func:`listen`), exit status 2: systemd does not restart it for ever."""
     where = url(host, port)
     listener = listen(host, port, where)
-    app = create_app(state_dir, language, data_dir, box)
+    app = create_app(state_dir, language, data_dir, box, wifi_status)
     app.state.web.hub.listening = (host, port)  # the unit shows it on its phone screen
     names = guard.BoxNames()  # one source: the addresses said here are the ones the Host check lets in
     checked = guard.HostCheck(app, names, language)
