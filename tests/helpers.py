@@ -35,6 +35,7 @@ from unit.app.runtime import Job, Runtime
 from unit.app.scenario import Step
 from unit.app.simulate import simulate
 from unit.app.trace import TraceWriter
+from unit.app.wifi import WifiRequests
 from unit.backends.headless import Headless
 from unit.calculator.history import Entry
 from unit.core import Pressed, Released, Unit
@@ -485,7 +486,13 @@ class RunningUnit:
         self.codes: list[str] = []  # the pairing codes the unit showed, oldest first
         link_args.setdefault("on_code", self.codes.append)
         self.link = Link(state_dir, self.config.language, trace=self.trace, **link_args)
-        self.runtime = Runtime(Unit(self.config), Headless(self.config.language), trace=self.link, script=script)
+        self.runtime = Runtime(
+            Unit(self.config),
+            Headless(self.config.language),
+            trace=self.link,
+            script=script,
+            wifi=WifiRequests(state_dir),
+        )
         self.link.attach(self.runtime)
         self.thread = threading.Thread(target=self.runtime.run, daemon=True)
 

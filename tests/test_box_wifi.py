@@ -410,3 +410,36 @@ def test_the_helper_is_standard_library_only():
     imported = {a.name.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.Import) for a in n.names}
     imported |= {n.module.split(".")[0] for n in ast.walk(tree) if isinstance(n, ast.ImportFrom) and n.module}
     assert imported - {"__future__"} <= set(sys.stdlib_module_names)
+
+
+# --- the whole way, in real time: the menu, the request file, the helper's status, the web service, the screen -
+
+
+def test_the_menu_s_wifi_reaches_the_system_and_its_qr_code_comes_back_to_the_screen(tmp_path):
+    """The unit and the web service as on the card; the root helper's part played by the test (the system test
+    runs the real one): the request file written, the status file replaced, the QR code on the screen."""
+    pytest.importorskip("starlette", reason="the web extra is not installed (pip install -e '.[web]')")
+    from helpers import RunningUnit, serving, wait_for
+
+    status = tmp_path / "run" / "status.json"
+    off = BoxWifi(lambda args: "", status)  # writes the status files the helper writes
+    off.write(Status(available=True))
+    with RunningUnit(tmp_path) as unit, serving(tmp_path, wifi_status=status):  # on loopback: its address alone
+        wait_for(lambda: unit.runtime.unit.phone is not None and unit.runtime.unit.phone.wifi == views.BoxWifi(False))
+        unit.runtime.post(Pressed("auction"))  # held into the settings menu
+        wait_for(lambda: unit.runtime.unit.state == "settings", 10)
+        unit.runtime.post(Released("auction"))
+        for _ in range(len(MenuItem)):
+            if isinstance(unit.runtime.unit.view, Menu) and unit.runtime.unit.view.item == MenuItem.WIFI:
+                break
+            shown = unit.runtime.unit.view
+            unit.press("auction")
+            wait_for(lambda shown=shown: unit.runtime.unit.view != shown)
+        unit.press("build")
+        request = tmp_path / REQUEST_NAME
+        wait_for(lambda: request.exists() and request.read_text() == "on\n")
+        off.write(Status(True, True, "Monopoly City", "k7m2x9p4qa", "10.42.0.1"))
+        wait_for(lambda: isinstance(unit.runtime.unit.view, Phone), 10)  # within a poll of the status file
+        view = unit.runtime.unit.view
+        assert view.page == PhonePage.WIFI and view.address.wifi.qr
+        assert view.address.wifi.name == "Monopoly City" and view.address.wifi.password == "k7m2x9p4qa"

@@ -35,7 +35,6 @@ from unit.core.protocol import (
     ShowPhone,
     Snapshot,
     UnitRecord,
-    dumps,
     fold,
     message_from,
     read_record,
@@ -95,7 +94,7 @@ class UnitHub:
         self._task: asyncio.Task[None] | None = None
         #: (host, port) the service listens on: the unit shows it on its phone screen (None: not told)
         self.listening: tuple[str, int] | None = None
-        self._announced: dict[str, Any] | None = None  # the card the unit was last told (phone_card's)
+        self._announced: ShowPhone | None = None  # the card the unit was last told
         self._announce_now = asyncio.Event()
         self._announcer: asyncio.Task[None] | None = None
         self._wifi_watcher: asyncio.Task[None] | None = None
@@ -209,14 +208,10 @@ class UnitHub:
                 log.warning("not sent to the unit: %s", read.error)
                 return False
             message = read
-        return await self._write(message.line())
-
-    async def _write(self, line: bytes) -> bool:
-        """Write one line to the unit; False when no unit is there or it does not take it in time."""
         writer = self._writer
         if writer is None:
             return False
-        writer.write(line)
+        writer.write(message.line())
         try:
             await asyncio.wait_for(writer.drain(), ANSWER_SECONDS)
         except (OSError, TimeoutError):
@@ -240,10 +235,8 @@ class UnitHub:
             if not isinstance(checked, ShowPhone):
                 log.warning("the address cannot be shown on the unit: %s", getattr(checked, "error", checked))
                 continue
-            # The card as phone_card made it, checked as the unit checks it: its "wifi" key is the unit's to
-            # read (protocol.ShowPhone), sent whole even where this side's protocol does not know it yet.
-            if card != self._announced and await self._write((dumps({"phone": card}) + "\n").encode()):
-                self._announced = card
+            if checked != self._announced and await self.send(checked):
+                self._announced = checked
 
     async def _watch_wifi(self) -> None:
         """Look at the box's Wi-Fi status file every :data:`WIFI_POLL_SECONDS` (its inode, size and time, not its
