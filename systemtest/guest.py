@@ -164,6 +164,16 @@ class Guest:
             raise GuestError(f"`{command[:120]}` exited {result.returncode}: {' / '.join(detail)}")
         return result
 
+    def forward(self, port: int, socket_path: str) -> subprocess.Popen[bytes]:
+        """``127.0.0.1:port`` on the host carried to the Unix socket ``socket_path`` in the guest (``ssh -L``)."""
+        argv = [
+            "ssh", "-i", str(self.image.key), "-p", str(self.ssh_port), "-N",
+            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+            "-o", "BatchMode=yes", "-o", "ExitOnForwardFailure=yes",
+            "-L", f"127.0.0.1:{port}:{socket_path}", f"{USER}@127.0.0.1",
+        ]  # fmt: skip
+        return subprocess.Popen(argv, stdout=self.log, stderr=subprocess.STDOUT)
+
     def out(self, command: str, **options: Any) -> str:
         """A command's standard output, as text."""
         return self.ssh(command, **options).stdout.decode(errors="replace")

@@ -33,7 +33,7 @@ from sdcard.build import BuildError, wheelhouse
 from systemtest import image as images
 from systemtest import qemu10 as qemu10s
 from systemtest import ssd1306
-from systemtest.guest import Guest, GuestError
+from systemtest.guest import Guest, GuestError, free_port
 
 REPO = Path(__file__).resolve().parent.parent
 UNIT = "monopoly-city-unit"
@@ -73,6 +73,14 @@ GOLDEN = REPO / "tests" / "golden" / "fr"
 
 #: The PL061 lines as gpiozero numbers them here (GPIOn is line n of gpiochip0): GUEST_CONFIG's pins.
 LINES = {"power": 3, "auction": 4, "build": 5, "led": 6, "buzzer": 7}
+#: The box's own Wi-Fi (unit/boxwifi.py): its status, its wait at boot; the test phone's DHCP client's script
+#: (busybox udhcpc sets no address by itself; /run is noexec, so the script lives in /var/tmp).
+WIFI_STATUS = "/run/monopoly-city-wifi/status.json"
+WIFI_WAIT = 60.0
+DHCP_SCRIPT = b"""#!/bin/sh
+case "$1" in bound|renew) ip addr flush dev "$interface"; ip addr add "$ip/${mask:-24}" dev "$interface";; esac
+"""
+HERE = Path(__file__).resolve().parent
 
 
 # --- what the host prepares -----------------------------------------------------------------------
@@ -138,19 +146,20 @@ class Report:
 class Phone:
     """A phone's browser, reduced to what the checks need: the session cookie, CSRF tokens, forms, the stream."""
 
-    def __init__(self, port: int):
+    def __init__(self, port: int, host: str = GUEST_HOST):
         self.port = port
+        self.host = host  # the address the phone typed (the Host header)
         self.cookie = ""
         self.token = ""  # the paired session's CSRF token
         self.records: list[tuple[float, dict[str, Any]]] = []  # the live stream: (host time, record)
 
     def request(self, method: str, path: str, form: dict[str, str] | None = None) -> tuple[int, str, str]:
         connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=60)
-        headers = {"Host": GUEST_HOST} | ({"Cookie": self.cookie} if self.cookie else {})
+        headers = {"Host": self.host} | ({"Cookie": self.cookie} if self.cookie else {})
         body = None
         if form is not None:
             body = urlencode(form)
-            headers |= {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://{GUEST_HOST}"}
+            headers |= {"Content-Type": "application/x-www-form-urlencoded", "Origin": f"http://{self.host}"}
         connection.request(method, path, body, headers)
         response = connection.getresponse()
         text = response.read().decode(errors="replace")
@@ -206,7 +215,7 @@ class Phone:
             for _ in range(again + 1):
                 try:
                     connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=600)
-                    connection.request("GET", "/events", headers={"Host": GUEST_HOST})
+                    connection.request("GET", "/events", headers={"Host": self.host})
                     response = connection.getresponse()
                     while line := response.readline():
                         if line.startswith(b"data: "):
@@ -286,6 +295,20 @@ def state_is(state: str) -> Callable[[dict[str, Any]], bool]:
 
 
 # --- the guest's side ---------------------------------------------------------------------------------
+
+
+def screen_is(name: str, **fields: Any) -> Callable[[dict[str, Any]], bool]:
+    """A live-stream record of the screen showing the view ``name`` with these fields (``page="wifi"``)."""
+
+    def holds(record: dict[str, Any]) -> bool:
+        view = record.get("view") or {}
+        return (
+            record.get("kind") == "screen"
+            and view.get("name") == name
+            and all(view.get(key) == value for key, value in fields.items())
+        )
+
+    return holds
 
 
 def show(guest: Guest, service: str, *properties: str) -> dict[str, str]:
@@ -609,6 +632,171 @@ class SystemTest:
             # Reported, not required: a 20 ms click sampled every 2 ms may show no edge (power_on's tones are checked).
             + f"; the clicks: {len(clicks)} changes of the buzzer's line {LINES['buzzer']}",
         )
+
+    # --- the box's own Wi-Fi (issue 29, item 4): two mac80211_hwsim radios, a phone in its own namespace -----
+
+    def box_wifi(self) -> None:
+        """No known network at boot: the box's own access point, its QR code on the OLED and the share page; a
+        phone joins it with wpa_supplicant and DHCP, loads the live page, pairs and presses through it; the
+        settings menu stops it and starts it again (each a finger on a PL061 line)."""
+        guest, report = self.guest, self.report
+        guest.ssh("sudo modprobe mac80211_hwsim radios=2")
+        radios = self._wait_out("ls /sys/class/net", lambda out: {"wlan0", "wlan1"} <= set(out.split()), 30)
+        if not report.check("two Wi-Fi radios", radios is not None, "mac80211_hwsim: wlan0 (the box's), wlan1"):
+            return
+        # The phone's radio in a network namespace of its own: its only way to the box is the air.
+        guest.ssh(
+            "sudo ip netns add phone && sudo iw phy $(cat /sys/class/net/wlan1/phy80211/name) set netns name phone"
+            " && sudo ip netns exec phone ip link set lo up && sudo mkdir -p /run/phone /var/tmp/phone"
+        )
+        # The wired link the test talks through is not a network the box should count: NetworkManager lets go of
+        # it (its address stays, so SSH does too), as a box at a holiday house has no cable.
+        wired = guest.out("nmcli -g DEVICE,TYPE device | sed -n 's/:ethernet$//p' | head -1").strip()
+        forward: subprocess.Popen[bytes] | None = None
+        try:
+            guest.ssh(f"sudo nmcli device set {wired} managed no")
+            forward = self._box_wifi_checks()
+        finally:
+            if forward is not None:
+                forward.terminate()
+            guest.ssh(
+                "sudo pkill -f wifi_phone.py; sudo kill $(cat /run/phone/wpa.pid) 2>/dev/null;"
+                f" sudo ip netns del phone; sudo nmcli device set {wired} managed yes",
+                check=False,
+            )
+
+    def _wait_out(self, command: str, good: Callable[[str], bool], timeout: float) -> str | None:
+        end = time.monotonic() + timeout
+        while time.monotonic() < end:
+            out = self.guest.out(command, check=False)
+            if good(out):
+                return out
+            time.sleep(1)
+        return None
+
+    def _wifi_status(self, on: bool, timeout: float) -> dict[str, Any] | None:
+        found = self._wait_out(f"cat {WIFI_STATUS}", lambda out: f'"on": {str(on).lower()}' in out, timeout)
+        return json.loads(found) if found else None
+
+    def _box_wifi_checks(self) -> subprocess.Popen[bytes] | None:
+        guest, report, phone = self.guest, self.report, self.phone
+        restarted = time.monotonic()
+        guest.ssh("sudo systemctl restart monopoly-city-wifi.service")  # what every boot does
+        status = self._wifi_status(True, 240)
+        up = time.monotonic() - restarted
+        if not report.check(
+            "box's own Wi-Fi at boot",
+            status is not None and status.get("address") == "10.42.0.1",
+            f"no known network: the access point « {status['name']} » up {up:.0f} s after its service started"
+            f" (the wait is {WIFI_WAIT:g} s), the box at {status['address']}"
+            if status
+            else f"no access point {up:.0f} s after its service started",
+        ):
+            return None
+        assert status is not None
+        name, password = status["name"], status["password"]
+        # What the table sees: CONSTRUCTION on the welcome screen, the Wi-Fi's QR code; the share page, the same.
+        pressed = time.monotonic()
+        guest.press(LINES["build"])
+        oled = phone.wait(screen_is("phone", page="wifi"), 20, after=pressed)
+        shown = next((r for t, r in list(phone.records) if oled and t >= oled and r.get("kind") == "screen"), {})
+        wifi = (shown.get("view") or {}).get("address", {}).get("wifi", {})
+        _, _, share = phone.request("GET", "/share")
+        shared = re.findall(r'id="wifi-(?:name|password)">([^<]*)<', share)
+        report.check(
+            "box's Wi-Fi shown",
+            bool(oled) and wifi.get("name") == name and len(wifi.get("qr", [])) == 29 and shared == [name, password],
+            f"CONSTRUCTION on line {LINES['build']}: the screen's Wi-Fi page "
+            + (f"{oled - pressed:.1f} s later, a {len(wifi.get('qr', []))}-module QR code" if oled else "never came")
+            + f"; the share page: {shared}",
+        )
+        # The phone joins as a phone's camera would have it: WPA2 with the name and password, then DHCP.
+        config = f'network={{\n ssid="{name}"\n psk="{password}"\n key_mgmt=WPA-PSK\n proto=RSN\n}}\n'
+        guest.ssh("sudo tee /run/phone/wpa.conf >/dev/null", input=config.encode())
+        script = "/var/tmp/phone/udhcpc.sh"
+        guest.ssh(f"sudo tee {script} >/dev/null && sudo chmod 755 {script}", input=DHCP_SCRIPT)
+        guest.ssh("sudo tee /var/tmp/phone/wifi_phone.py >/dev/null", input=(HERE / "wifi_phone.py").read_bytes())
+        joining = time.monotonic()
+        guest.ssh(
+            "sudo ip netns exec phone wpa_supplicant -B -i wlan1 -c /run/phone/wpa.conf -P /run/phone/wpa.pid"
+            " -f /run/phone/wpa.log"
+        )
+        lease = guest.out(
+            "sudo ip netns exec phone busybox udhcpc -i wlan1 -n -q -t 30 -T 2 -s /var/tmp/phone/udhcpc.sh 2>&1",
+            check=False,
+        )
+        joined = time.monotonic() - joining
+        address = re.search(r"lease of (\S+) obtained", lease)
+        if not report.check(
+            "a phone joins the box's Wi-Fi",
+            address is not None,
+            "wpa_supplicant (WPA2) and busybox udhcpc in the phone's namespace: "
+            + (f"{address.group(1)} by DHCP {joined:.1f} s after it began" if address else f"no lease: {lease[-200:]}"),
+        ):
+            return None
+        # Its browser: every request crosses the radio (systemtest/wifi_phone.py, reached through SSH).
+        guest.ssh(
+            "sudo rm -f /run/phone/web.sock; sudo sh -c 'ip netns exec phone setsid python3"
+            " /var/tmp/phone/wifi_phone.py /run/phone/web.sock 10.42.0.1 8080 </dev/null >/run/phone/relay.log 2>&1 &'"
+        )
+        self._wait_out("ls /run/phone", lambda out: "web.sock" in out, 20)
+        port = free_port()
+        forward = guest.forward(port, "/run/phone/web.sock")
+        time.sleep(3)
+        on_wifi = Phone(port, host="10.42.0.1:8080")
+        page_status, _, page = on_wifi.request("GET", "/")
+        code = on_wifi.pair(guest)
+        on_wifi.listen()
+        on_wifi.wait(lambda r: r.get("kind") == "snapshot", 20)
+        sent = time.monotonic()
+        statuses = [on_wifi.press("build"), on_wifi.press("build", "release")]
+        seen = on_wifi.wait(lambda r: r.get("kind") == "screen", 20, after=sent)
+        report.check(
+            "a phone on the box's Wi-Fi",
+            page_status == 200 and bool(seen) and statuses == [204, 204],
+            f"http://10.42.0.1:8080/ over the air: {page_status}, {len(page)} bytes; paired with code {code};"
+            f" CONSTRUCTION from its remote: {statuses}, "
+            + (f"its screen on the live stream {seen - sent:.1f} s later" if seen else "nothing on the live stream"),
+        )
+        # The settings menu stops it (the known networks have the radio back) and starts it again.
+        stopped = self._menu_wifi()
+        off = self._wifi_status(False, 60)
+        active = guest.out("nmcli -t -f NAME connection show --active", check=False)
+        started = self._menu_wifi()
+        again = self._wifi_status(True, 120)
+        qr = phone.wait(screen_is("phone", page="wifi"), 60, after=started or time.monotonic())
+        report.check(
+            "box's Wi-Fi from the menu",
+            bool(stopped and off and "monopoly-city-hotspot" not in active and started and again and qr)
+            and again is not None
+            and again["password"] == password,
+            "ENCHÈRES held, ENCHÈRES to « Wi-Fi du boîtier », CONSTRUCTION: "
+            + ("stopped (NetworkManager's radio free for a known network)" if off else "not stopped")
+            + "; again: "
+            + ("up with the same password, the unit left the menu for the Wi-Fi's QR code" if qr else "no QR code"),
+        )
+        self._menu_wifi()  # stopped, for what follows
+        self._wifi_status(False, 60)
+        return forward
+
+    def _menu_wifi(self) -> float | None:
+        """Into the settings menu, on to the Wi-Fi item, CONSTRUCTION: when it was pressed (None: not reached)."""
+        guest, phone = self.guest, self.phone
+        held = time.monotonic()
+        guest.press(LINES["auction"], 2.5)
+        if not phone.wait(state_is("settings"), 15, after=held):
+            return None
+        for _ in range(8):
+            moved = time.monotonic()
+            if phone.first(screen_is("menu", item="wifi"), after=held):
+                break
+            guest.press(LINES["auction"])
+            phone.wait(screen_is("menu"), 10, after=moved)
+        else:
+            return None
+        pressed = time.monotonic()
+        guest.press(LINES["build"])
+        return pressed if phone.wait(lambda r: r.get("kind") == "system", 15, after=pressed) else None
 
     def power_on(self) -> None:
         pressed = time.monotonic()
@@ -1070,6 +1258,7 @@ def _run_checks(test: SystemTest, step: Callable[..., Any]) -> None:
     step(test.start_up)
     step(test.watch)
     step(test.settings_menu)
+    step(test.box_wifi)
     step(test.power_on)
     step(test.build_and_cancel)
     step(test.auction)
