@@ -226,6 +226,11 @@ class Phone:
 
         threading.Thread(target=read, name="events", daemon=True).start()
 
+    def snapshot_state(self) -> str | None:
+        """The unit's state as the stream last said it."""
+        said = [r.get("state") for _, r in list(self.records) if r.get("kind") in ("state", "snapshot")]
+        return said[-1] if said else None
+
     def first(self, predicate: Callable[[dict[str, Any]], bool], after: float = 0.0) -> float | None:
         return next((t for t, record in list(self.records) if t >= after and predicate(record)), None)
 
@@ -762,6 +767,7 @@ class SystemTest:
         stopped = self._menu_wifi()
         off = self._wifi_status(False, 60)
         active = guest.out("nmcli -t -f NAME connection show --active", check=False)
+        self._leave_menu()
         started = self._menu_wifi()
         again = self._wifi_status(True, 120)
         qr = phone.wait(screen_is("phone", page="wifi"), 60, after=started or time.monotonic())
@@ -777,7 +783,15 @@ class SystemTest:
         )
         self._menu_wifi()  # stopped, for what follows
         self._wifi_status(False, 60)
+        self._leave_menu()
         return forward
+
+    def _leave_menu(self) -> None:
+        """ON/OFF in the settings menu: the welcome screen (the menu stays open 30 s after the last press)."""
+        if self.phone.snapshot_state() == "settings":
+            pressed = time.monotonic()
+            self.guest.press(LINES["power"])
+            self.phone.wait(state_is("off"), 15, after=pressed)
 
     def _menu_wifi(self) -> float | None:
         """Into the settings menu, on to the Wi-Fi item, CONSTRUCTION: when it was pressed (None: not reached)."""
