@@ -15,19 +15,38 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from unit.app import config as configuration
-from unit.core import DisplayChanged, LedChanged, Pressed, Released, SoundPlayed, StateChanged, Switched, Unit, views
+from unit.core import (
+    DisplayChanged,
+    LedChanged,
+    Pressed,
+    Released,
+    SoundPlayed,
+    StateChanged,
+    Switched,
+    SystemRequested,
+    Unit,
+    views,
+)
 from unit.core.clock import Deadlines
 from unit.core.machine import Timer
+from unit.core.menu import MenuItem
 from unit.core.sounds import SOUNDS, Sound
 
 BUTTONS = ("power", "auction", "build")
+#: What the web service may report: none, an address, and the box's own Wi-Fi available (off) or on.
+PHONES = (
+    None,
+    views.SAMPLE_ADDRESS,
+    views.PhoneAddress(views.SAMPLE_ADDRESS.lines, views.SAMPLE_ADDRESS.qr, views.BoxWifi(False)),
+    views.SAMPLE_WIFI_ADDRESS,
+)
 
 gestures = st.one_of(
     st.tuples(st.just("press"), st.sampled_from(BUTTONS), st.just(0.1)),
     st.tuples(st.just("hold"), st.sampled_from(BUTTONS), st.floats(0.2, 6.0)),
     st.tuples(st.just("switch"), st.booleans(), st.just(0.0)),
     st.tuples(st.just("code"), st.sampled_from(["042917", "123456"]), st.floats(1.0, 200.0)),
-    st.tuples(st.just("phone"), st.booleans(), st.just(0.0)),
+    st.tuples(st.just("phone"), st.integers(0, 3), st.just(0.0)),
 )
 sessions = st.lists(st.tuples(st.floats(0.0, 200.0), gestures), max_size=60)
 configs = st.fixed_dictionaries(
@@ -73,6 +92,9 @@ class Observer:
                     assert self.game_seconds is not None, "an untimed game ended"
                     assert t >= self.powered_at + self.game_seconds - 1e-6, "time_up came early"
                 self.state = output.state
+            if isinstance(output, SystemRequested) and output.action in ("wifi-on", "wifi-off"):
+                assert before == "settings", f"the box's Wi-Fi asked in {before}"
+                assert self.unit.phone is not None and self.unit.phone.wifi is not None, "asked of a box without"
             if isinstance(output, DisplayChanged) and output.dimmed:
                 assert not self.pressed_now, "a press left the screen dimmed"
         self.pressed_now = False
@@ -83,6 +105,9 @@ class Observer:
         unit = self.unit
         if unit.state == "settings":
             assert unit.game is None and isinstance(unit.view, views.Menu), "a menu with a game running"
+            wifi = unit.phone is not None and unit.phone.wifi is not None
+            assert unit.view.count == len(MenuItem) - (not wifi) and 1 <= unit.view.position <= unit.view.count
+            assert (unit.view.item == MenuItem.WIFI) <= wifi, "the Wi-Fi item on a box without"
         if isinstance(unit.view, views.Confirm):
             assert unit.state in ("ready", "countdown", "warning", "build"), f"asked to switch off in {unit.state}"
         if self.started and not unit.halted:
@@ -92,6 +117,7 @@ class Observer:
             assert t < self.code_until, "a pairing code on the screen after its time"
         if isinstance(unit.view, views.Phone):
             assert unit.state == "off", f"the phone's address in {unit.state}"
+            assert unit.view.page in views.phone_pages(unit.view.address), f"a page with nothing: {unit.view}"
 
 
 def play(unit: Unit, observer: Observer, session) -> None:
@@ -105,7 +131,7 @@ def play(unit: Unit, observer: Observer, session) -> None:
         elif kind == "code":
             pending.append((t, 2 * n, ("code", what, seconds)))
         elif kind == "phone":
-            pending.append((t, 2 * n, ("phone", views.SAMPLE_ADDRESS if what else None, 0.0)))
+            pending.append((t, 2 * n, ("phone", PHONES[what], 0.0)))
         else:
             pending.append((t, 2 * n, Pressed(what)))
             pending.append((t + seconds, 2 * n + 1, Released(what)))
