@@ -131,13 +131,20 @@ def test_a_wifi_that_did_not_come_in_the_menu_s_time_is_not_said_to_be_coming_ne
     assert unit.view.value == "off"
 
 
-def test_the_wifi_item_going_away_leaves_the_menu_on_an_item_that_is_there():
+def test_the_wifi_item_coming_or_going_never_moves_the_next_press_onto_another_item():
+    """The cursor is the item: a press meant for « Réglages d'usine » never turns the Wi-Fi on, nor the reverse."""
     unit = fresh()
     unit.set_phone(OFF, 0.5)
     at = to_item(unit, MenuItem.RESET, open_menu(unit, 1.0))
     unit.set_phone(SAMPLE_ADDRESS, at)
     assert unit.view.item == MenuItem.RESET
     assert unit.view.position == unit.view.count == len(MenuItem) - 1
+    unit.set_phone(OFF, at + 0.1)
+    assert unit.view.item == MenuItem.RESET and unit.view.position == len(MenuItem)
+    at = to_item(unit, MenuItem.WIFI, at + 0.2)
+    unit.set_phone(None, at)  # the web service restarting: the item goes, the cursor to the one before it
+    assert unit.view.item == MenuItem.BRIGHTNESS
+    assert not any(isinstance(o, SystemRequested) for o in press(unit, "build", at + 0.5))
 
 
 # --- the phone screen -----------------------------------------------------------------------------
@@ -261,11 +268,16 @@ class FakeNetworkManager:
         args = list(args)
         self.calls.append(args)
         match args:
-            case ["-t", "-f", "DEVICE,TYPE,STATE", "device"]:
-                wifi = "wlan0:wifi:disconnected\np2p-dev-wlan0:wifi-p2p:disconnected\n" if self.radio else ""
-                return "eth0:ethernet:unavailable\n" + wifi + "lo:loopback:unmanaged\n"
-            case ["-t", "-f", "STATE", "general"]:
-                return "connected\n" if self.joined or self.active else "disconnected\n"
+            case ["-t", "-f", "DEVICE,TYPE,STATE,CONNECTION", "device"]:
+                state = (
+                    "connected:Home\\:Wi-Fi"
+                    if self.joined
+                    else f"connected:{PROFILE}"
+                    if self.active
+                    else "disconnected:"
+                )
+                wifi = f"wlan0:wifi:{state}\np2p-dev-wlan0:wifi-p2p:disconnected:\n" if self.radio else ""
+                return "eth0:ethernet:unavailable:\n" + wifi + "lo:loopback:connected (externally):lo\n"
             case ["-t", "-f", "NAME", "connection", "show", "--active"]:
                 return f"{PROFILE}\n" if self.active else ""
             case ["-t", "-f", "NAME", "connection", "show"]:
@@ -314,7 +326,7 @@ class VirtualTime:
 def test_at_boot_without_a_known_network_the_box_makes_its_own_after_the_wait(tmp_path):
     nm, time = FakeNetworkManager(), VirtualTime()
     status = box(nm, tmp_path).boot(60, clock=lambda: time.now, sleep=time.sleep)
-    assert time.now == 60  # the whole wait, in 2-second looks
+    assert time.now == 60  # the whole wait, in 3-second looks
     assert status == Status(True, True, "Monopoly City", nm.profile["wifi-sec.psk"], "10.42.0.1")
     assert status_file(tmp_path) == {
         "available": True, "on": True, "name": "Monopoly City", "password": status.password, "address": "10.42.0.1"
@@ -341,7 +353,7 @@ def test_a_network_joined_during_the_wait_ends_it(tmp_path):
         nm.joined = time.now >= 14
 
     assert box(nm, tmp_path).boot(60, clock=lambda: time.now, sleep=sleep) == Status(available=True)
-    assert time.now == 14
+    assert time.now == 15  # the first look after it (every 3 s)
 
 
 def test_the_password_is_kept_across_boots_and_the_name_follows_the_box_s(tmp_path):
@@ -443,3 +455,40 @@ def test_the_menu_s_wifi_reaches_the_system_and_its_qr_code_comes_back_to_the_sc
         view = unit.runtime.unit.view
         assert view.page == PhonePage.WIFI and view.address.wifi.qr
         assert view.address.wifi.name == "Monopoly City" and view.address.wifi.password == "k7m2x9p4qa"
+
+
+def test_a_request_that_is_not_a_plain_file_is_ignored_without_blocking(tmp_path):
+    """The file is the unprivileged unit's; root reads it: no link followed (/etc/shadow), no FIFO waited on."""
+    import os
+
+    secret = tmp_path / "shadow"
+    secret.write_text("on\n")
+    (tmp_path / "link").symlink_to(secret)
+    os.mkfifo(tmp_path / "fifo")
+    nm = FakeNetworkManager()
+    for name in ("link", "fifo"):
+        assert box(nm, tmp_path).request(tmp_path / name) == Status(available=True)
+    assert nm.profile is None
+
+
+def test_at_boot_a_wifi_the_menu_started_during_the_wait_is_said_on_not_taken_for_a_known_network(tmp_path):
+    nm, time = FakeNetworkManager(), VirtualTime()
+    wifi = box(nm, tmp_path)
+
+    def sleep(seconds):
+        time.sleep(seconds)
+        if time.now == 9:
+            wifi.start()  # the menu, meanwhile
+
+    status = wifi.boot(60, clock=lambda: time.now, sleep=sleep)
+    assert status.on and time.now == 9
+
+
+def test_a_radio_that_comes_during_the_wait_is_used(tmp_path):
+    nm, time = FakeNetworkManager(radio=False), VirtualTime()
+
+    def sleep(seconds):
+        time.sleep(seconds)
+        nm.radio = time.now >= 20  # brcmfmac's firmware loaded late
+
+    assert box(nm, tmp_path).boot(60, clock=lambda: time.now, sleep=sleep).on

@@ -24,16 +24,19 @@ line in the journal, and the status says « not available » or « off ».
 from __future__ import annotations
 
 import argparse
+import contextlib
+import fcntl
 import json
 import logging
 import os
 import secrets
 import socket
+import stat
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import asdict, dataclass
 from pathlib import Path
 
@@ -45,7 +48,7 @@ PROFILE = "monopoly-city-hotspot"  # NetworkManager's connection profile (its na
 #: How long NetworkManager has, after it started, to join a known network before the box makes its own.
 #: A Pi 3 joins a home Wi-Fi in about 10-20 s after NetworkManager starts.
 WAIT_SECONDS = 60.0
-POLL_SECONDS = 2.0
+POLL_SECONDS = 3.0  # one nmcli call a look: cheap on a Pi, not nothing on a Pi Zero
 #: The password: 10 characters of 32 (50 bits), none that reads as another on a small screen (no l 1 o 0).
 PASSWORD_ALPHABET = "abcdefghijkmnpqrstuvwxyz23456789"
 PASSWORD_LENGTH = 10
@@ -54,6 +57,8 @@ DEFAULT_HOSTNAME = "monopoly-city"  # the card's (sdcard/build.py): its network 
 #: The network's name at most: with a 10-character password the Wi-Fi QR code stays a 29x29 code (version 3),
 #: which the OLED draws at 2 pixels a module; a phone's camera reads that.
 NAME_CHARS = 24
+SHARED_ADDRESS = "10.42.0.1"  # NetworkManager's shared mode's own address, when it could not be read back
+REQUEST_BYTES = 16  # « on » or « off »: the file is the unprivileged unit's, read with care by root
 NMCLI_SECONDS = 45.0  # nmcli's own wait for an activation is 30 s (--wait 30), then a margin
 
 
@@ -99,20 +104,49 @@ def new_password() -> str:
     return "".join(secrets.choice(PASSWORD_ALPHABET) for _ in range(PASSWORD_LENGTH))
 
 
-def joined(state: str) -> bool:
-    """NetworkManager's general state (``nmcli -t -f STATE general``) says a network is joined: a phone on it
-    reaches the box (« connected (local only) » too: a Wi-Fi without the internet still serves the table)."""
-    return state.strip().startswith("connected")
+@dataclass(frozen=True)
+class Device:
+    """One line of ``nmcli -t -f DEVICE,TYPE,STATE,CONNECTION device``."""
+
+    name: str
+    kind: str
+    state: str
+    connection: str
+
+    @property
+    def joined(self) -> bool:
+        """A network joined through it, by NetworkManager, not the box's own: a phone there reaches the box."""
+        return self.state == "connected" and self.kind not in ("loopback", "wifi-p2p") and self.connection != PROFILE
 
 
-def wifi_device(run: Runner) -> str | None:
+def devices(run: Runner) -> list[Device]:
+    found = []
+    for line in run(["-t", "-f", "DEVICE,TYPE,STATE,CONNECTION", "device"]).splitlines():
+        fields = [field.replace("\\:", ":") for field in _split(line)]
+        if len(fields) == 4:
+            found.append(Device(*fields))
+    return found
+
+
+def _split(line: str) -> list[str]:
+    """nmcli's terse fields: colons inside a value are escaped with a backslash."""
+    fields: list[str] = []
+    field, escaped = "", False
+    for char in line:
+        if escaped:
+            field, escaped = field + char, False
+        elif char == "\\":
+            escaped = True
+        elif char == ":":
+            fields, field = [*fields, field], ""
+        else:
+            field += char
+    return [*fields, field]
+
+
+def wifi_device(found: list[Device]) -> str | None:
     """The first Wi-Fi interface NetworkManager manages (wlan0 on a Pi), or None (a Pi without Wi-Fi)."""
-    for line in run(["-t", "-f", "DEVICE,TYPE,STATE", "device"]).splitlines():
-        device, _, rest = line.partition(":")
-        kind, _, state = rest.partition(":")
-        if kind == "wifi" and state != "unmanaged":
-            return device.replace("\\:", ":")
-    return None
+    return next((d.name for d in found if d.kind == "wifi" and d.state != "unmanaged"), None)
 
 
 def hotspot_settings(name: str, password: str) -> list[str]:
@@ -145,21 +179,32 @@ class BoxWifi:
 
     def boot(self, wait: float = WAIT_SECONDS, clock: Callable[[], float] = time.monotonic,
              sleep: Callable[[float], None] = time.sleep) -> Status:  # fmt: skip
-        """At boot: wait up to ``wait`` seconds for a known network; none joined, start the box's own."""
-        device = self._device()
-        if device is None:
-            return self.write(Status(available=False))
-        self.write(Status(available=True))  # the menu's item, while we wait
+        """At boot: wait up to ``wait`` seconds for a known network; none joined, start the box's own.
+
+        The radio is looked for during the wait too (its firmware may load after NetworkManager started);
+        the menu may start the box's own Wi-Fi meanwhile, which is not a known network joined.
+        """
         end = clock() + wait
+        device: str | None = None
         while True:
-            if joined(self._state()):
-                log.info("a known network is joined: the box's own Wi-Fi is not needed")
-                return self.write(Status(available=True))
+            with self.lock():
+                found = self._devices()
+                if any(d.connection == PROFILE for d in found):
+                    return self.refresh()
+                if device is None and (device := wifi_device(found)) is not None:
+                    self.write(Status(available=True))  # the menu's item, while we wait
+                if any(d.joined for d in found):
+                    log.info("a known network is joined: the box's own Wi-Fi is not needed")
+                    return self.write(Status(available=device is not None))
             if clock() >= end:
                 break
             sleep(min(POLL_SECONDS, max(0.0, end - clock())))
+        if device is None:
+            log.info("no Wi-Fi radio: the box cannot make its own Wi-Fi")
+            return self.write(Status(available=False))
         log.info("no known network joined in %g s: the box starts its own Wi-Fi", wait)
-        return self.start(device)
+        with self.lock():
+            return self.start(device)
 
     def start(self, device: str | None = None) -> Status:
         """Start the box's own access point (making its profile the first time); the status says how to join."""
@@ -173,33 +218,39 @@ class BoxWifi:
             log.error("the box's own Wi-Fi could not start: %s", error)
             return self.write(Status(available=True))
         address = self._address(device)
-        log.info("the box's own Wi-Fi is up: « %s », at %s", name, address or "?")
+        log.info("the box's own Wi-Fi is up: « %s », at %s", name, address)
         return self.write(Status(True, True, name, password, address))
 
     def stop(self) -> Status:
         """Stop it: NetworkManager joins a known network again by itself (the home Wi-Fi, back at home)."""
-        device = self._device()
         try:
             if PROFILE in self._active():
                 self.run(["connection", "down", PROFILE])
                 log.info("the box's own Wi-Fi is stopped: NetworkManager joins a known network again")
         except WifiError as error:
             log.error("the box's own Wi-Fi could not be stopped: %s", error)
-        return self.write(Status(available=device is not None))
+        return self.refresh()  # what is so, not what was asked
 
     def request(self, path: Path = REQUEST) -> Status:
-        """The settings menu asked (``on`` or ``off`` in ``path``)."""
-        try:
-            asked = path.read_text(encoding="ascii", errors="replace").strip().lower()
-        except OSError as error:
-            log.error("the menu's request %s cannot be read: %s", path, error)
-            return self.refresh()
-        if asked == "on":
-            return self.start()
-        if asked == "off":
-            return self.stop()
-        log.error("%s: expected on or off, not %r: nothing changed", path, asked[:20])
-        return self.refresh()
+        """The settings menu asked (``on`` or ``off`` in ``path``); asked again meanwhile, done again.
+
+        systemd's path unit does not watch while this runs: a second choice made during a start (about
+        30 s) would be lost, so the file is looked at again after each.
+        """
+        status = Status(available=False)
+        for _ in range(5):
+            asked, seen = read_request(path)
+            with self.lock():
+                if asked == "on":
+                    status = self.start()
+                elif asked == "off":
+                    status = self.stop()
+                else:
+                    log.error("%s: expected on or off: nothing changed", path)
+                    status = self.refresh()
+            if read_request(path)[1] == seen:
+                break
+        return status
 
     def refresh(self) -> Status:
         """The status as NetworkManager has it now (a maker's `status`, after a request not understood)."""
@@ -216,19 +267,15 @@ class BoxWifi:
 
     # --- NetworkManager -----------------------------------------------------------------------------
 
-    def _device(self) -> str | None:
+    def _devices(self) -> list[Device]:
         try:
-            return wifi_device(self.run)
+            return devices(self.run)
         except WifiError as error:
-            log.error("no Wi-Fi to offer: %s", error)
-            return None
+            log.warning("NetworkManager's devices: %s", error)
+            return []
 
-    def _state(self) -> str:
-        try:
-            return self.run(["-t", "-f", "STATE", "general"])
-        except WifiError as error:
-            log.warning("NetworkManager's state: %s", error)
-            return ""
+    def _device(self) -> str | None:
+        return wifi_device(self._devices())
 
     def _active(self) -> list[str]:
         return self.run(["-t", "-f", "NAME", "connection", "show", "--active"]).splitlines()
@@ -260,10 +307,27 @@ class BoxWifi:
         try:
             found = self.run(["-g", "IP4.ADDRESS", "device", "show", device]).split("|")[0].strip()
         except WifiError:
-            return ""
-        return found.split("/")[0]
+            found = ""
+        return found.split("/")[0] or SHARED_ADDRESS
 
     # --- the status file ------------------------------------------------------------------------------
+
+    @contextlib.contextmanager
+    def lock(self) -> Iterator[None]:
+        """One command at a time (the boot's wait and a menu's request may meet): the last status is the truth."""
+        path = self.status_path.parent / ".lock"
+        try:
+            path.parent.mkdir(mode=0o755, parents=True, exist_ok=True)
+            fd = os.open(path, os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        except OSError as error:
+            log.warning("no lock %s (%s): going on without", path, error)
+            yield
+            return
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)
 
     def write(self, status: Status) -> Status:
         """Replace the status file at once (the web service never reads half of one); 0644: see the module."""
@@ -278,6 +342,28 @@ class BoxWifi:
         except OSError as error:
             log.error("the status %s cannot be written: %s", path, error)
         return status
+
+
+def read_request(path: Path) -> tuple[str, tuple[int, int, int] | None]:
+    """The menu's request and the file's identity (inode, size, time), read as root from the unit's folder:
+    a regular file only (no link, no FIFO that would block), a few bytes; anything else is no request."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as error:
+        log.error("the menu's request %s cannot be read: %s", path, error)
+        return "", None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            log.error("the menu's request %s is not a plain file: ignored", path)
+            return "", None
+        data = os.read(fd, REQUEST_BYTES)
+    except OSError as error:
+        log.error("the menu's request %s cannot be read: %s", path, error)
+        return "", None
+    finally:
+        os.close(fd)
+    return data.decode("ascii", "replace").strip().lower(), (info.st_ino, info.st_size, info.st_mtime_ns)
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -299,15 +385,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     match args.command:
         case "boot":
             status = box.boot(args.wait)
-        case "start":
-            status = box.start()
-        case "stop":
-            status = box.stop()
         case "request":
             status = box.request()
-        case _:
-            status = box.refresh()
-    print(json.dumps(asdict(status), ensure_ascii=False))
+        case command:
+            with box.lock():
+                status = {"start": box.start, "stop": box.stop}.get(command, box.refresh)()
+    shown = asdict(status) | ({"password": "…"} if status.password and not sys.stdout.isatty() else {})
+    print(json.dumps(shown, ensure_ascii=False))  # the journal keeps no password; a maker at a terminal sees it
     return 0
 
 

@@ -135,7 +135,7 @@ class Unit:
         self.display = DisplayChanged(config.display.brightness)
         self._shift_step = 0
         # the settings menu and the evening's summary
-        self._menu_item = 0
+        self._menu_item = MENU_ITEMS[0]  # the item, not its place: the Wi-Fi's may come and go
         self._menu_done = False
         self.tally = Tally()
         self._final_played = 0.0
@@ -219,7 +219,8 @@ class Unit:
             self._leave_menu()
             self._show_phone(views.PhonePage.WIFI, now)
         elif self.state == State.SETTINGS:
-            self._menu_item = min(self._menu_item, len(self._menu_items()) - 1)  # the Wi-Fi item may be gone
+            if self._menu_item not in self._menu_items():  # the Wi-Fi's item went: the one before it
+                self._menu_item = MENU_ITEMS[MENU_ITEMS.index(self._menu_item) - 1]
             self._show_menu()
         elif isinstance(self._base, views.Welcome):
             self._show(self._welcome())
@@ -592,7 +593,8 @@ class Unit:
         return page if page in self._phone_pages() else views.PhonePage.TEXT
 
     def _show_phone(self, page: views.PhonePage, t: float) -> None:
-        self._show(views.Phone(self.phone, self._phone_page(page)))
+        pages = self._phone_pages()
+        self._show(views.Phone(self.phone, page if page in pages else pages[0]))
         self._timers.set(Timer.PHONE, t + self.config.menu.leave_after_seconds)  # silent: holding on shuts down
 
     def _drop_code(self) -> None:
@@ -612,7 +614,7 @@ class Unit:
     # --- the settings menu --------------------------------------------------------------------
 
     def _open_menu(self, t: float) -> None:
-        self._menu_item = 0
+        self._menu_item = MENU_ITEMS[0]
         self._menu_done = False
         self._set_state(State.SETTINGS, t)
         self._show_menu()
@@ -622,9 +624,9 @@ class Unit:
     def _press_in_menu(self, button: Button, t: float) -> None:
         """ENCHÈRES moves to the next item, CONSTRUCTION changes the value; each change applies at once."""
         items = self._menu_items()
-        item = items[self._menu_item]
+        item = self._menu_item
         if button == Button.AUCTION:
-            self._menu_item = (self._menu_item + 1) % len(items)
+            self._menu_item = items[(items.index(item) + 1) % len(items)]
             self._menu_done = False
         elif item == MenuItem.WIFI:
             on = not self._wifi_value().startswith(("on", "starting"))
@@ -658,10 +660,9 @@ class Unit:
         return "on" if on else "off"
 
     def _show_menu(self) -> None:
-        items = self._menu_items()
-        item = items[self._menu_item]
+        items, item = self._menu_items(), self._menu_item
         value = self._wifi_value() if item == MenuItem.WIFI else Choices.of(self.config).value(item)
-        self._show(views.Menu(item, value, self._menu_item + 1, len(items), self._menu_done))
+        self._show(views.Menu(item, value, items.index(item) + 1, len(items), self._menu_done))
 
     def _leave_menu(self) -> None:
         """Back to the welcome screen; every change is already saved."""

@@ -29,8 +29,6 @@ from typing import Any
 
 import segno
 
-from unit.core.protocol import QR_MODULES
-
 log = logging.getLogger(__name__)
 
 SIOCGIFCONF = 0x8912  # Linux: every interface's IPv4 address, over the AF_INET socket the service may open
@@ -76,8 +74,9 @@ def phone_card(
     was). When its access point is up, a service listening on every address is reached at ``wifi.address`` by
     the phones that joined it: that address comes first among the lines' and is the QR code's; and the card
     gets ``"wifi": {"on": true, "name": ..., "password": ..., "qr": [...]}``, the network's QR code for the
-    phones' cameras (:func:`wifi_text`; empty when it is larger than the OLED takes, :data:`QR_MODULES`: the
-    unit then shows the name and the password as text). A Wi-Fi that is there but off is ``"wifi": {"on": false}``.
+    phones' cameras (:func:`wifi_text`; empty when larger than a camera reads on the OLED,
+    :data:`WIFI_QR_READABLE`: the unit then shows the name and the password as text). A Wi-Fi that is there
+    but off is ``"wifi": {"on": false}``.
     """
     suffix = "" if port == 80 else f":{port}"
     if host in ANY_HOSTS:
@@ -140,9 +139,10 @@ def _wifi_escaped(text: str) -> str:
 
 
 def wifi_rows(wifi: WifiStatus) -> list[str]:
-    """The network's QR code for the OLED (:func:`qr_rows`), or [] when it is larger than the OLED takes."""
+    """The network's QR code for the OLED (:func:`qr_rows`), or [] when it is larger than a camera reads there
+    (:data:`WIFI_QR_READABLE`: beyond it the OLED draws 1 pixel a module; the unit shows the text instead)."""
     rows = qr_rows(wifi_text(wifi.name, wifi.password))
-    return rows if len(rows) <= QR_MODULES else []
+    return rows if len(rows) <= WIFI_QR_READABLE else []
 
 
 def wifi_signature(path: str | Path | None) -> tuple[int, int, int] | None:
