@@ -492,3 +492,10 @@ def test_a_radio_that_comes_during_the_wait_is_used(tmp_path):
         nm.radio = time.now >= 20  # brcmfmac's firmware loaded late
 
     assert box(nm, tmp_path).boot(60, clock=lambda: time.now, sleep=sleep).on
+
+
+def test_the_cli_s_default_status_file_is_the_one_the_helper_writes():
+    from unit import cli
+    from unit.core import protocol
+
+    assert cli.WIFI_STATUS_PATH == protocol.WIFI_STATUS_PATH == str(boxwifi.STATUS)

@@ -21,8 +21,11 @@ from unit import __version__, backends, i18n
 from unit.app import config as configuration
 from unit.app.launch import DEFAULT_PI_STATE_DIR, end_startup_pause
 from unit.errors import ArgumentError, HardwareError, Text, UserError
-from unit.web import WIFI_STATUS_PATH
 from unit.yamlfile import escape, shown
+
+#: ``serve --wifi-status``'s default: unit.core.protocol.WIFI_STATUS_PATH, written out (a test holds them equal)
+#: because the unit's run path loads neither the protocol nor the web service before READY.
+WIFI_STATUS_PATH = "/run/monopoly-city-wifi/status.json"
 
 
 def _load_config(args: argparse.Namespace, *first: tuple[object, str]) -> configuration.Config:

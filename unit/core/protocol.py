@@ -30,6 +30,10 @@ from unit.core.events import BUTTONS, Button
 from unit.core.settings import BuildResult
 
 SOCKET_NAME = "unit.sock"  # in the state folder
+#: Where the box's Wi-Fi helper (unit/boxwifi.py, as root) writes whether its own access point is up, replaced whole
+#: at every change: the web service reads it (unit.web.address.read_wifi_status) and tells the unit. Here, in the
+#: core, so that the CLI's ``serve --wifi-status`` default loads nothing of the web service on the unit's path.
+WIFI_STATUS_PATH = "/run/monopoly-city-wifi/status.json"
 PHONE_LINES = 3  # addresses the web service may give for the OLED
 PHONE_LINE_CHARS = 48
 WIFI_NAME_CHARS = 32  # a Wi-Fi network's name (SSID): 32 bytes at most

@@ -5,7 +5,6 @@ A separate process: it talks to the unit's process over the Unix socket of
 views (to put the unit's screen in each phone's language).
 """
 
-#: Where the box's Wi-Fi helper (unit/boxwifi.py, as root) writes whether its own access point is up, replaced whole
-#: at every change (:func:`unit.web.address.read_wifi_status`); here, free of the web extra's libraries, for the
-#: CLI's ``serve --wifi-status`` default and its help.
-WIFI_STATUS_PATH = "/run/monopoly-city-wifi/status.json"
+from unit.core.protocol import WIFI_STATUS_PATH
+
+__all__ = ["WIFI_STATUS_PATH"]

@@ -331,6 +331,19 @@ def box_lines(view: views.View, words: i18n.Words) -> list[Line]:
             return rows + ([line(w("screen.welcome_phone"))] if phone else [])
         case views.Confirm():
             return [{"role": "question", "text": w("screen.confirm_off")}, hint(w("screen.confirm_hint"))]
+        case views.Phone(address=address, page=page) if (
+            address is not None
+            and address.wifi is not None
+            and address.wifi.on
+            and page in (views.PhonePage.WIFI, views.PhonePage.WIFI_TEXT)
+        ):
+            wifi = address.wifi
+            return [
+                head(w("screen.wifi"), w("screen.phone_qr") if page == views.PhonePage.WIFI else ""),
+                line(wifi.name),
+                line(f"{w('screen.wifi_password')} {wifi.password}"),
+                hint(w("screen.phone_more")),
+            ]
         case views.Phone(address=address):
             found = list(address.lines[:2]) if address is not None else [w("screen.phone_none")]
             back = "screen.phone_next" if address is not None and address.qr else "screen.phone_back"
