@@ -701,9 +701,16 @@ class SystemTest:
         assert status is not None
         name, password = status["name"], status["password"]
         # What the table sees: CONSTRUCTION on the welcome screen, the Wi-Fi's QR code; the share page, the same.
-        pressed = time.monotonic()
-        guest.press(LINES["build"])
-        oled = phone.wait(screen_is("phone", page="wifi"), 20, after=pressed)
+        # The web service tells the unit within its 2 s look at the status (slower under CPUQuota=10% and TCG):
+        # a press before that shows the address first, so the finger presses on until the Wi-Fi's page comes.
+        pressed = first = time.monotonic()
+        oled = None
+        for _ in range(8):
+            guest.press(LINES["build"])
+            oled = phone.wait(screen_is("phone", page="wifi"), 6, after=pressed)
+            if oled:
+                break
+            pressed = time.monotonic()
         shown = next((r for t, r in list(phone.records) if oled and t >= oled and r.get("kind") == "screen"), {})
         wifi = (shown.get("view") or {}).get("address", {}).get("wifi", {})
         _, _, share = phone.request("GET", "/share")
@@ -712,7 +719,12 @@ class SystemTest:
             "box's Wi-Fi shown",
             bool(oled) and wifi.get("name") == name and len(wifi.get("qr", [])) == 29 and shared == [name, password],
             f"CONSTRUCTION on line {LINES['build']}: the screen's Wi-Fi page "
-            + (f"{oled - pressed:.1f} s later, a {len(wifi.get('qr', []))}-module QR code" if oled else "never came")
+            + (
+                f"{oled - pressed:.1f} s after the press ({oled - first:.0f} s after the first),"
+                f" a {len(wifi.get('qr', []))}-module QR code"
+                if oled
+                else "never came"
+            )
             + f"; the share page: {shared}",
         )
         # The phone joins as a phone's camera would have it: WPA2 with the name and password, then DHCP.
