@@ -127,13 +127,21 @@ class Guest:
         started = time.monotonic()
         environment = {**os.environ, **(self.qemu10.env if self.qemu10 and machine == "raspi3b" else {})}
         self.process = subprocess.Popen(command, stdout=self.log, stderr=subprocess.STDOUT, env=environment)
+        refused = False  # sshd answered but not to our key: monopoly-city.txt's ssh_key never reached maker
         while True:
             if self.process.poll() is not None:
                 raise GuestError(f"QEMU exited ({self.process.returncode}) during boot: see {self.console}")
             if time.monotonic() - started > timeout:
+                if refused:
+                    raise GuestError(
+                        f"SSH refused the test's key {timeout:.0f} s after boot: was monopoly-city.txt applied "
+                        f"(monopoly-city-setup.service)? see {self.console}"
+                    )
                 raise GuestError(f"no SSH {timeout:.0f} s after boot: see {self.console}")
-            if self.ssh("true", timeout=20, check=False, connect_timeout=5).returncode == 0:
+            attempt = self.ssh("true", timeout=20, check=False, connect_timeout=5)
+            if attempt.returncode == 0:
                 return time.monotonic() - started
+            refused = refused or b"Permission denied" in attempt.stderr
             time.sleep(2)
 
     # --- commands -------------------------------------------------------------------------------
