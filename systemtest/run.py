@@ -723,7 +723,7 @@ class SystemTest:
                 f"{oled - pressed:.1f} s after the press ({oled - first:.0f} s after the first),"
                 f" a {len(wifi.get('qr', []))}-module QR code"
                 if oled
-                else "never came"
+                else f"never came (the screens seen: {self._screens_since(first)})"
             )
             + f"; the share page: {shared}",
         )
@@ -791,12 +791,29 @@ class SystemTest:
             "ENCHÈRES held, ENCHÈRES to « Wi-Fi du boîtier », CONSTRUCTION: "
             + ("stopped (NetworkManager's radio free for a known network)" if off else "not stopped")
             + "; again: "
-            + ("up with the same password, the unit left the menu for the Wi-Fi's QR code" if qr else "no QR code"),
+            + (
+                "up with the same password, the unit left the menu for the Wi-Fi's QR code"
+                if qr
+                else f"no QR code (the screens seen: {self._screens_since(started or time.monotonic())})"
+            ),
         )
         self._menu_wifi()  # stopped, for what follows
         self._wifi_status(False, 60)
         self._leave_menu()
         return forward
+
+    def _screens_since(self, after: float) -> str:
+        """The views the live stream showed since ``after``, in a few words each: what a failure needs to say."""
+        seen = []
+        for _, record in list(self.phone.records):
+            view = record.get("view") or {}
+            if _ >= after and record.get("kind") == "screen":
+                wifi = (view.get("address") or {}).get("wifi")
+                seen.append(
+                    "/".join(str(part) for part in (view.get("name"), view.get("page")) if part)
+                    + (f" (wifi on: {wifi.get('on')}, {len(wifi.get('qr', []))} rows)" if wifi else "")
+                )
+        return ", ".join(seen[-10:]) or "none"
 
     def _leave_menu(self) -> None:
         """ON/OFF in the settings menu: the welcome screen (the menu stays open 30 s after the last press)."""
