@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import socket
 import subprocess
@@ -25,6 +26,11 @@ from systemtest.qemu10 import Qemu10
 #: What QEMU adds to the card's own cmdline.txt: its serial port (the PL011, ttyAMA0, on both machines), and a
 #: kernel panic ends QEMU rather than hanging the test.
 EXTRA_ARGS = "console=ttyAMA0,115200 panic=-1"
+
+
+#: What a guest kernel prints when it crashed, and where (arm64's « pc : function+offset/size »).
+CRASH = re.compile(r"Internal error: Oops[^\r\n]*|Kernel panic - not syncing[^\r\n]*")
+PC = re.compile(r"pc : (\S+)")
 
 
 def free_port() -> int:
@@ -275,6 +281,16 @@ class Guest:
 
     def console_text(self) -> str:
         return self.console.read_text(encoding="utf-8", errors="replace") if self.console.exists() else ""
+
+    def kernel_crash(self) -> str | None:
+        """The guest kernel's Oops or panic in this boot's console, in one line (None: none). After one the guest
+        hangs (a stalled CPU, SSH silent): seen once under TCG, in the scheduler, as the web service started."""
+        text = self.console_text()
+        found = CRASH.search(text)
+        if found is None:
+            return None
+        where = PC.search(text, found.end())
+        return f"{found.group(0).strip()}" + (f" at {where.group(1)}" if where else "") + f" ({self.console.name})"
 
 
 def main(argv: list[str]) -> int:
