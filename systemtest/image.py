@@ -69,10 +69,23 @@ def build(repo: Path, log: TextIO) -> tuple[Image, bool]:
     return image, not card.built
 
 
+#: The home Wi-Fi written in the card's settings file (a name with a space and an accent, as families name theirs):
+#: nowhere on air until the system test's « home » radio plays it (systemtest/run.py, back at home).
+HOME_WIFI = ("Maison Lefèvre", "tarte-aux-pommes-42")
+
+
 def settings_file(image: Image, name: str) -> str:
     """The card's ``monopoly-city.txt`` as a maker fills it in on a computer (Notepad's line ends)."""
     key = image.key.with_suffix(".pub").read_text(encoding="utf-8").strip()
-    lines = ["# written by make system-test", f"name = {name}", "wifi_country = FR", f"ssh_key = {key}", ""]
+    lines = [
+        "# written by make system-test",
+        f"name = {name}",
+        f"wifi_name = {HOME_WIFI[0]}",
+        f"wifi_password = {HOME_WIFI[1]}",
+        "wifi_country = FR",
+        f"ssh_key = {key}",
+        "",
+    ]
     return "\r\n".join(lines)
 
 

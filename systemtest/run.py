@@ -81,6 +81,15 @@ DHCP_SCRIPT = b"""#!/bin/sh
 case "$1" in bound|renew) ip addr flush dev "$interface"; ip addr add "$ip/${mask:-24}" dev "$interface";; esac
 """
 HERE = Path(__file__).resolve().parent
+#: busybox udhcpd's settings for the home network's side (systemtest/run.py, _back_at_home).
+HOME_DHCP = b"""start 192.168.50.100
+end 192.168.50.150
+interface wlan2
+lease_file /var/tmp/home/leases
+pidfile /run/home/udhcpd.pid
+option subnet 255.255.255.0
+option router 192.168.50.1
+"""
 
 
 # --- what the host prepares -----------------------------------------------------------------------
@@ -384,13 +393,15 @@ class SystemTest:
         state = guest.out("systemctl is-system-running --wait", check=False, timeout=400).strip()
         failed = guest.out("systemctl list-units --failed --plain --no-legend", check=False).split("\n")
         failed = [line.split()[0] for line in failed if line.strip()]
+        home = guest.out("sudo nmcli -g 802-11-wireless.ssid connection show home-wifi", check=False).strip()
         self.report.check(
             "first boot",
             size > 3 << 30 and name == BOX_NAME and re.fullmatch(r"[0-9a-f]{32}", machine_id) is not None
-            and keys not in ("", "0") and state == "running",
+            and keys not in ("", "0") and state == "running" and home == images.HOME_WIFI[0],
             f"root {size / 2**30:.1f} GiB on the 4 GiB card, name {name!r} (monopoly-city.txt said {BOX_NAME!r}), "
             f"machine id {machine_id[:8] or 'none'}…, {keys} SSH host keys, the test's key from monopoly-city.txt let "
-            f"it in; system {state}{', failed: ' + ', '.join(failed) if failed else ''}",
+            f"it in, NetworkManager's home Wi-Fi {home!r} (it said {images.HOME_WIFI[0]!r}); "
+            f"system {state}{', failed: ' + ', '.join(failed) if failed else ''}",
         )  # fmt: skip
 
     def on_a_pi(self) -> None:
@@ -645,15 +656,23 @@ class SystemTest:
         phone joins it with wpa_supplicant and DHCP, loads the live page, pairs and presses through it; the
         settings menu stops it and starts it again (each a finger on a PL061 line)."""
         guest, report = self.guest, self.report
-        guest.ssh("sudo modprobe mac80211_hwsim radios=2")
-        radios = self._wait_out("ls /sys/class/net", lambda out: {"wlan0", "wlan1"} <= set(out.split()), 30)
-        if not report.check("two Wi-Fi radios", radios is not None, "mac80211_hwsim: wlan0 (the box's), wlan1"):
+        guest.ssh("sudo modprobe mac80211_hwsim radios=3")
+        wanted = {"wlan0", "wlan1", "wlan2"}
+        radios = self._wait_out("ls /sys/class/net", lambda out: wanted <= set(out.split()), 30)
+        if not report.check(
+            "three Wi-Fi radios",
+            radios is not None,
+            "mac80211_hwsim: wlan0 (the box's), wlan1 (a phone's), wlan2 (home)",
+        ):
             return
-        # The phone's radio in a network namespace of its own: its only way to the box is the air.
-        guest.ssh(
-            "sudo ip netns add phone && sudo iw phy $(cat /sys/class/net/wlan1/phy80211/name) set netns name phone"
-            " && sudo ip netns exec phone ip link set lo up && sudo mkdir -p /run/phone /var/tmp/phone"
-        )
+        # The phone's radio and the home's, each in a network namespace of its own: their only way to the box is the
+        # air, and the box's NetworkManager sees one radio, its own.
+        for space, radio in (("phone", "wlan1"), ("home", "wlan2")):
+            guest.ssh(
+                f"sudo ip netns add {space} && sudo iw phy $(cat /sys/class/net/{radio}/phy80211/name) set netns"
+                f" name {space} && sudo ip netns exec {space} ip link set lo up"
+                f" && sudo mkdir -p /run/{space} /var/tmp/{space}"
+            )
         # The wired link the test talks through is not a network the box should count: NetworkManager lets go of
         # it (its address stays, so SSH does too), as a box at a holiday house has no cable.
         wired = guest.out("nmcli -g DEVICE,TYPE device | sed -n 's/:ethernet$//p' | head -1").strip()
@@ -665,8 +684,9 @@ class SystemTest:
             if forward is not None:
                 forward.terminate()
             guest.ssh(
-                "sudo pkill -f wifi_phone.py; sudo kill $(cat /run/phone/wpa.pid) 2>/dev/null;"
-                f" sudo ip netns del phone; sudo nmcli device set {wired} managed yes",
+                "sudo pkill -f wifi_phone.py; sudo kill $(cat /run/phone/wpa.pid) $(cat /run/home/wpa.pid) 2>/dev/null;"
+                " sudo pkill -f 'busybox udhcpd'; sudo ip netns del phone; sudo ip netns del home;"
+                f" sudo nmcli device set {wired} managed yes",
                 check=False,
             )
 
@@ -800,14 +820,60 @@ class SystemTest:
         self._menu_wifi()  # stopped, for what follows
         self._wifi_status(False, 60)
         self._leave_menu()
+        self._back_at_home()
         return forward
+
+    def _back_at_home(self) -> None:
+        """The home Wi-Fi of the card's monopoly-city.txt comes on air (the third radio: WPA2, and busybox's DHCP
+        server, in a namespace of their own): NetworkManager joins it with the profile the box wrote from that file,
+        and the next boot's wait finds it joined, so the box makes no network of its own."""
+        guest, report = self.guest, self.report
+        name, password = images.HOME_WIFI
+        access_point = (
+            f"network={{\n ssid={name.encode().hex()}\n mode=2\n frequency=2437\n key_mgmt=WPA-PSK\n proto=RSN\n"
+            f' pairwise=CCMP\n group=CCMP\n psk="{password}"\n}}\n'
+        )
+        guest.ssh("sudo tee /run/home/ap.conf >/dev/null", input=access_point.encode())
+        guest.ssh("sudo tee /run/home/udhcpd.conf >/dev/null", input=HOME_DHCP)
+        on_air = time.monotonic()
+        guest.ssh(
+            "sudo ip netns exec home ip addr add 192.168.50.1/24 dev wlan2 && sudo touch /var/tmp/home/leases"
+            " && sudo ip netns exec home busybox udhcpd /run/home/udhcpd.conf"
+            " && sudo ip netns exec home wpa_supplicant -B -i wlan2 -c /run/home/ap.conf -P /run/home/wpa.pid"
+            " -f /run/home/wpa.log"
+        )
+        joined = self._wait_out(
+            "nmcli -t -f NAME,DEVICE connection show --active", lambda out: "home-wifi:wlan0" in out.split(), 240
+        )
+        took = time.monotonic() - on_air
+        address = guest.out("nmcli -g IP4.ADDRESS device show wlan0", check=False).strip()
+        booted = time.monotonic()
+        guest.ssh("sudo systemctl restart monopoly-city-wifi.service")  # the next evening's boot, at home
+        ended = self._wait_out(
+            "systemctl is-active monopoly-city-wifi.service", lambda out: out.strip() in ("inactive", "failed"), 90
+        )
+        said = guest.out("sudo journalctl -b -u monopoly-city-wifi.service -n 4 -o cat", check=False)  # this run's
+        status = json.loads(guest.out(f"cat {WIFI_STATUS}", check=False) or "{}")
+        known = "a known network is joined" in said
+        report.check(
+            "back at home",
+            bool(joined and address.startswith("192.168.50.") and ended and known and status.get("on") is False),
+            f"the home Wi-Fi « {name} » of monopoly-city.txt on air: "
+            + (f"joined {took:.0f} s later, the box at {address}" if joined else f"not joined in {took:.0f} s")
+            + "; the helper at the next boot: "
+            + (
+                f"a known network joined, no Wi-Fi of its own ({time.monotonic() - booted:.0f} s)"
+                if known and status.get("on") is False
+                else f"{said.strip().splitlines()[-1:] or 'nothing said'}, the status {status}"
+            ),
+        )
 
     def _screens_since(self, after: float) -> str:
         """The views the live stream showed since ``after``, in a few words each: what a failure needs to say."""
         seen = []
-        for _, record in list(self.phone.records):
+        for at, record in list(self.phone.records):
             view = record.get("view") or {}
-            if _ >= after and record.get("kind") == "screen":
+            if at >= after and record.get("kind") == "screen":
                 wifi = (view.get("address") or {}).get("wifi")
                 seen.append(
                     "/".join(str(part) for part in (view.get("name"), view.get("page")) if part)
