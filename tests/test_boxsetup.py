@@ -562,3 +562,15 @@ def test_systemd_analyze_verify_finds_nothing_in_the_service(tmp_path):
     path.write_text(re.sub(r"(?m)^ExecStart=.*$", "ExecStart=/bin/true", SERVICE.read_text(encoding="utf-8")))
     result = subprocess.run(["systemd-analyze", "verify", "--man=no", str(path)], capture_output=True, text=True)
     assert (result.returncode, result.stdout + result.stderr) == (0, "")
+
+
+def test_the_system_test_s_card_file_is_one_the_box_reads_whole(tmp_path):
+    """The file `make system-test` writes on the card, as a maker would (Notepad's line ends, a home Wi-Fi with a
+    space and an accent): read without a line refused, so the checks that rely on it test the box, not the file."""
+    from systemtest.image import HOME_WIFI, Image, settings_file
+
+    (tmp_path / "id_ed25519.pub").write_text(ssh_key(comment="system-test") + "\n")
+    settings, errors = boxsetup.parse(settings_file(Image(tmp_path / "card.img", tmp_path), "monopoly-test"))
+    assert errors == []
+    assert (settings.name, settings.wifi_name, settings.wifi_password) == ("monopoly-test", *HOME_WIFI)
+    assert settings.ssh_key.endswith(" system-test")
