@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import signal
+import socket
 import subprocess
 import sys
 import threading
@@ -47,25 +48,38 @@ def asleep_in_a_wait(pid: int) -> bool:
 
 @pytest.mark.skipif(not Path("/proc/self/task").exists(), reason="reads the main thread's state in /proc")
 @pytest.mark.parametrize(("signum", "status"), [(signal.SIGTERM, 0), (signal.SIGINT, 130)])
-def test_a_signal_that_does_not_interrupt_the_loops_wait_still_ends_the_run(signum, status):
-    """SIGTERM stops the loop (exit 0, after STOPPING=1 and the settings), Ctrl-C as before (exit 130)."""
+def test_a_signal_that_does_not_interrupt_the_loops_wait_still_ends_the_run(signum, status, tmp_path):
+    """SIGTERM stops the loop (exit 0, after STOPPING=1 and the settings), Ctrl-C as before (exit 130).
+
+    Sent once the unit said READY=1 (on a notify socket of the test's own, as systemd's): before it, the
+    main thread may sleep in another futex (a busy machine's GIL) while the wake-up pipe is not yet made, and
+    a signal sent then to this deaf main thread was lost in two full runs of the suite, never alone."""
     argv = ["run", "--backend", "headless", "--lang", "en"]
-    with subprocess.Popen(
-        [sys.executable, "-c", RUN_DEAF_MAIN_THREAD, *argv],
-        cwd=ROOT,
-        stdout=subprocess.DEVNULL,
-        stderr=subprocess.PIPE,
-        text=True,
-    ) as unit:
+    notify = socket.socket(socket.AF_UNIX, socket.SOCK_DGRAM)
+    notify.bind(str(tmp_path / "notify"))
+    notify.settimeout(30)
+    with (
+        notify,
+        subprocess.Popen(
+            [sys.executable, "-c", RUN_DEAF_MAIN_THREAD, *argv],
+            cwd=ROOT,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            text=True,
+            env={**os.environ, "NOTIFY_SOCKET": str(tmp_path / "notify")},
+        ) as unit,
+    ):
         try:
             assert "no buttons and no script" in unit.stderr.readline()  # then the loop opens and sleeps
+            while b"READY=1" not in notify.recv(4096).split(b"\n"):  # a timeout here: no READY in 30 s
+                pass
             deadline = time.monotonic() + 30
             while not (asleep_in_a_wait(unit.pid) and time.sleep(0.1) is None and asleep_in_a_wait(unit.pid)):
                 assert time.monotonic() < deadline, "the loop never went to sleep"
                 time.sleep(0.01)
             unit.send_signal(signum)
             try:
-                returned = unit.wait(30)  # bounds a hang: a run at nice 19 beside QEMU once took over 10 s to end
+                returned = unit.wait(10)
             except subprocess.TimeoutExpired:
                 pytest.fail(f"{signal.Signals(signum).name} was lost: the unit still waits")
         finally:
