@@ -10,6 +10,10 @@ One line per check; the exit status is 1 when any check failed. How it works and
 docs/dev/system-test.md.
 
     python3 -m systemtest.run [--keep] [--log FILE]
+    python3 -m systemtest.run --prepare [--log FILE]
+
+``--prepare`` only builds (or finds) what the run needs from the network and qemu-user: the card, the wheelhouse,
+QEMU 10. ``.ci/run`` starts it beside ``make test``: a cold card is about 15 minutes, mostly on one core.
 """
 
 from __future__ import annotations
@@ -1305,6 +1309,9 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="make system-test", description=__doc__.splitlines()[0])
     parser.add_argument("--keep", action="store_true", help="keep the run's folder (disk, consoles, log)")
     parser.add_argument("--log", metavar="FILE", help="the build and guest log (default: in the run's folder)")
+    parser.add_argument(
+        "--prepare", action="store_true", help="only build or find the card, the wheelhouse and QEMU 10, then stop"
+    )
     args = parser.parse_args(argv)
     missing = [
         tool
@@ -1314,6 +1321,8 @@ def main(argv: list[str] | None = None) -> int:
     if missing:
         print(f"system-test: missing {', '.join(missing)} (.ci/run installs them)", file=sys.stderr)
         return 2
+    if args.prepare:
+        return prepare(Path(args.log) if args.log else images.cache_root() / "prepare.log")
     report = Report()
     images.cache_root().mkdir(parents=True, exist_ok=True)
     folder = Path(tempfile.mkdtemp(prefix="run-", dir=images.cache_root()))
@@ -1356,6 +1365,27 @@ def main(argv: list[str] | None = None) -> int:
     else:
         shutil.rmtree(folder, ignore_errors=True)
     return 1 if report.failed else 0
+
+
+def prepare(log_path: Path) -> int:
+    """The card, the wheelhouse and QEMU 10 in their caches: a later run starts with its first boot."""
+    started = time.monotonic()
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(log_path, "a", encoding="utf-8") as log:
+        print(f"system-test --prepare: building what is not cached (a cold card: about 15 min); log: {log_path}")
+        try:
+            image, cached = images.build(REPO, log)
+            print(f"system-test --prepare: the card {'found' if cached else 'built'}: {image.card}", flush=True)
+            wheels = wheelhouse(REPO, log)
+            print(f"system-test --prepare: {len(list(wheels.glob('*.whl')))} wheels in {wheels}", flush=True)
+            qemu10 = qemu10s.fetch(log)
+            print(f"system-test --prepare: {qemu10.version}", flush=True)
+        except (BuildError, subprocess.CalledProcessError, OSError) as error:
+            print(f"system-test --prepare: {error} (log: {log_path})", file=sys.stderr)
+            return 1
+    minutes, seconds = divmod(int(time.monotonic() - started), 60)
+    print(f"system-test --prepare: ready in {minutes} min {seconds:02d} s")
+    return 0
 
 
 def run_checks(test: SystemTest) -> None:

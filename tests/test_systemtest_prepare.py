@@ -1,0 +1,52 @@
+"""``systemtest.run --prepare``: what ``.ci/run`` starts beside ``make test``, so that the system test begins with
+its first boot rather than with a cold card (about 15 min on one core)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+from sdcard.build import BuildError
+from systemtest import qemu10, run
+from systemtest.image import Image
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_prepare_builds_the_card_the_wheels_and_qemu_10_and_boots_nothing(tmp_path, monkeypatch, capsys):
+    made: list[str] = []
+    wheels = tmp_path / "wheels"
+    wheels.mkdir()
+    (wheels / "gpiozero-2.0.1-py3-none-any.whl").touch()
+    monkeypatch.setattr(
+        run.images, "build", lambda repo, log: made.append("card") or (Image(tmp_path / "c", tmp_path), False)
+    )
+    monkeypatch.setattr(run, "wheelhouse", lambda repo, log: made.append("wheels") or wheels)
+    monkeypatch.setattr(run.qemu10s, "fetch", lambda log: made.append("qemu") or qemu10.Qemu10(tmp_path, "QEMU 10.0.2"))
+    monkeypatch.setattr(run, "Guest", None)  # a boot would fail on it
+    assert run.main(["--prepare", "--log", str(tmp_path / "prepare.log")]) == 0
+    assert made == ["card", "wheels", "qemu"]
+    out = capsys.readouterr().out
+    assert "the card built" in out and "1 wheels" in out and "QEMU 10.0.2" in out and "ready in" in out
+
+
+def test_a_failed_preparation_is_one_line_naming_the_log_and_exit_status_1(tmp_path, monkeypatch, capsys):
+    def refuse(repo, log):
+        raise BuildError("building the image needs root (mmdebstrap, chroot, file owners): sudo make image")
+
+    monkeypatch.setattr(run.images, "build", refuse)
+    assert run.main(["--prepare", "--log", str(tmp_path / "prepare.log")]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "needs root" in err and str(tmp_path / "prepare.log") in err
+
+
+def test_ci_prepares_the_card_beside_make_test_and_waits_for_it_before_the_system_test():
+    script = (ROOT / ".ci/run").read_text(encoding="utf-8")
+    background, tests, waited, system = (
+        script.index("systemtest.run --prepare"),
+        script.index("\nmake test\n"),
+        script.index('wait "$preparing"'),
+        script.index("\n$sudo make system-test"),
+    )
+    assert background < tests < waited < system
+    assert subprocess.run(["bash", "-n", str(ROOT / ".ci/run")]).returncode == 0
