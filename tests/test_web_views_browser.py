@@ -39,7 +39,7 @@ def test_a_refusal_or_a_question_keeps_the_view_s_address_for_a_reload_and_back(
             assert page.url == player
         page.click("#chip-0")  # another view, then Back: the player's view, not the tap's address
         answered(page)
-        page.go_back()
-        page.wait_for_selector("#pay-form")
-        assert page.url == player and page.text_content("h1").startswith("Chloé")
+        page.go_back()  # the address at once, the view once the script's fetch is in: waited for
+        page.wait_for_function("() => document.querySelector('h1')?.textContent.startsWith('Chloé')")
+        assert page.url == player and page.is_visible("#pay-form")
         assert "405" not in page.title() and "non permise" not in page.text_content("body")
