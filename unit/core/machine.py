@@ -54,6 +54,9 @@ FLASH_PERIOD = 0.125  # the build result flashes at 4 Hz...
 FLASH_TOGGLES = 6  # ...three times, then stays lit
 SUMMARY_AFTER = 8.0  # at time up, « FIN DE PARTIE » stays this long before the summary
 SUMMARY_PAGE_SECONDS = 4.0  # each page of the summary
+#: The box's Wi-Fi asked on from the menu, which closed before it was up: its QR code still comes on the welcome
+#: screen if it is up within this long (NetworkManager takes seconds; a slow start, a minute or more).
+WIFI_QR_WITHIN = 180.0
 #: The pixel shift against burn-in steps through these offsets.
 SHIFTS: tuple[tuple[int, int], ...] = ((0, 0), (1, 0), (1, 1), (0, 1))
 
@@ -144,6 +147,7 @@ class Unit:
         self.phone: views.PhoneAddress | None = None
         self._code: str | None = None
         self._wifi_asked: bool | None = None  # the box's own Wi-Fi asked on (off) from the menu, not yet so
+        self._wifi_qr_asked: float | None = None  # when it was asked on: its QR code is wanted once it is up
 
     # --- the public interface ---------------------------------------------------------------
 
@@ -214,9 +218,15 @@ class Unit:
         self.phone = address
         wifi_on = address is not None and address.wifi_on
         asked, self._wifi_asked = self._wifi_asked, (None if self._wifi_asked == wifi_on else self._wifi_asked)
+        qr_asked = self._wifi_qr_asked is not None and now - self._wifi_qr_asked <= WIFI_QR_WITHIN
+        if wifi_on:
+            self._wifi_qr_asked = None
         if self.state == State.SETTINGS and asked and wifi_on:
             # Asked for in the menu and now up: what a phone needs to join it, at once.
             self._leave_menu()
+            self._show_phone(views.PhonePage.WIFI, now)
+        elif self.state == State.OFF and isinstance(self._base, views.Welcome) and qr_asked and wifi_on:
+            # The menu closed before it was up, and nothing has happened since: its QR code all the same.
             self._show_phone(views.PhonePage.WIFI, now)
         elif self.state == State.SETTINGS:
             if self._menu_item not in self._menu_items():  # the Wi-Fi's item went: the one before it
@@ -631,6 +641,7 @@ class Unit:
         elif item == MenuItem.WIFI:
             on = not self._wifi_value().startswith(("on", "starting"))
             self._wifi_asked = on
+            self._wifi_qr_asked = t if on else None
             self._out.append(SystemRequested(SystemAction.WIFI_ON if on else SystemAction.WIFI_OFF))
         elif item == MenuItem.RESET:
             self._configure(self.factory, Choices.of(self.factory), reset=True)
