@@ -13,7 +13,7 @@ docs/dev/system-test.md.
     python3 -m systemtest.run --prepare [--log FILE]
 
 ``--prepare`` only builds (or finds) what the run needs from the network and qemu-user: the card, the wheelhouse,
-QEMU 10. ``.ci/run`` starts it beside ``make test``: a cold card is about 15 minutes, mostly on one core.
+QEMU 10. ``.ci/run`` starts it beside ``make test``: a cold card is 10 to 15 minutes, mostly on one core.
 """
 
 from __future__ import annotations
@@ -1400,9 +1400,14 @@ def main(argv: list[str] | None = None) -> int:
 def prepare(log_path: Path) -> int:
     """The card, the wheelhouse and QEMU 10 in their caches: a later run starts with its first boot."""
     started = time.monotonic()
-    log_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(log_path, "a", encoding="utf-8") as log:
-        print(f"system-test --prepare: building what is not cached (a cold card: about 15 min); log: {log_path}")
+    try:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        log = open(log_path, "a", encoding="utf-8")  # noqa: SIM115 (closed by the with below)
+    except OSError as error:
+        print(f"system-test --prepare: cannot write the log {log_path}: {error.strerror}", file=sys.stderr)
+        return 2
+    with log:
+        print(f"system-test --prepare: building what is not cached (a cold card: 10 to 15 min); log: {log_path}")
         try:
             image, cached = images.build(REPO, log)
             print(f"system-test --prepare: the card {'found' if cached else 'built'}: {image.card}", flush=True)

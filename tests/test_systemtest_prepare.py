@@ -40,6 +40,14 @@ def test_a_failed_preparation_is_one_line_naming_the_log_and_exit_status_1(tmp_p
     assert err.count("\n") == 1 and "needs root" in err and str(tmp_path / "prepare.log") in err
 
 
+def test_a_log_that_cannot_be_written_is_one_line_and_exit_status_2(tmp_path, capsys):
+    blocked = tmp_path / "a file"
+    blocked.write_text("not a folder")
+    assert run.main(["--prepare", "--log", str(blocked / "prepare.log")]) == 2
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "cannot write the log" in err and str(blocked) in err
+
+
 def test_ci_prepares_the_card_beside_make_test_and_boots_it_after():
     script = (ROOT / ".ci/run").read_text(encoding="utf-8")
     background = next(line for line in script.splitlines() if "systemtest.run --prepare" in line)
