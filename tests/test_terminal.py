@@ -7,6 +7,7 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
 import time
 from pathlib import Path
 
@@ -262,6 +263,36 @@ def test_a_terminal_too_small_for_the_frame_says_so():
         line = backend.too_small(65, 30)
         assert line == ["Terminal too small: it needs 66x22 characters, it has 65x30. Make it bigger (q: quit)."]
         assert backend.too_small(66, 21) is not None
+    finally:
+        backend.close()
+        os.close(keys)
+        os.close(backend.keys_fd)
+
+
+def test_a_resize_while_a_frame_is_being_drawn_leaves_the_new_size_on_the_screen(monkeypatch):
+    """The loop's redraw (a new screen) and the resize's (the key thread) at once: the last word on the terminal is
+    for its size now. Before, a frame composed for the old size was written after the resize's « too small »
+    (seen once in tmux, with the suite on both cores)."""
+    size = [os.terminal_size((80, 24))]
+    monkeypatch.setattr(terminal.shutil, "get_terminal_size", lambda: size[0])
+    backend, _, keys, out = open_terminal(language="en")
+    compose = backend.lines
+    resizing: list[threading.Thread] = []
+
+    def lines_during_a_resize(style):
+        if not resizing:  # the terminal shrinks while this frame is composed; its redraw comes from another thread
+            size[0] = os.terminal_size((50, 15))
+            resizing.append(threading.Thread(target=backend.redraw))
+            resizing[0].start()
+            resizing[0].join(0.5)  # it ran to its end before (the bug), or it waits for this frame's write
+        return compose(style)
+
+    try:
+        monkeypatch.setattr(backend, "lines", lines_during_a_resize)
+        backend.redraw()
+        resizing[0].join(10)
+        last = out.getvalue().rpartition(terminal.HOME_CLEAR)[2]
+        assert last.startswith("Terminal too small: it needs 66x22 characters, it has 50x15.")
     finally:
         backend.close()
         os.close(keys)

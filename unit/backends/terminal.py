@@ -312,20 +312,30 @@ class Terminal(DrawnLed):
             return None
         return [self.words("terminal.too_small", need=f"{need_columns}x{need_rows}", have=f"{columns}x{rows}")]
 
+    def size(self) -> os.terminal_size:
+        """The terminal's own size, which a resize changes. Not COLUMNS and LINES first, as
+        ``shutil.get_terminal_size()`` reads them: exported once (by a shell, or pytest-xdist's workers), they
+        stay as they were after a resize, and the frame would never give way to « too small »."""
+        try:
+            return os.get_terminal_size(self.out.fileno())
+        except (OSError, ValueError):  # not a terminal (a test's StringIO): the environment, or 80x24
+            return shutil.get_terminal_size()
+
     def redraw(self) -> None:
-        size = shutil.get_terminal_size()
-        small = self.too_small(size.columns, size.lines)
-        if small is not None:
-            with self._lock:
+        # The size is read under the lock too: a frame composed for the old size must not be written after the
+        # resize's own redraw (the loop's redraw and the key thread's raced, and the pane kept the old frame).
+        with self._lock:
+            size = self.size()
+            small = self.too_small(size.columns, size.lines)
+            if small is not None:
                 self.out.write(HOME_CLEAR + "\r\n".join(small))
                 self.out.flush()
-            return
-        lines = self.lines(pick_style(size.columns, size.lines))
-        self._led_lit = self.led_lit(self.clock())
-        if self._led_lit:  # the lit LED in red
-            lines[-4] = lines[-4].replace("●", f"{RED}●{RESET}", 1)
-        else:
-            lines[-4] = lines[-4].replace("○", f"{DIM}○{RESET}", 1)
-        with self._lock:
+                return
+            lines = self.lines(pick_style(size.columns, size.lines))
+            self._led_lit = self.led_lit(self.clock())
+            if self._led_lit:  # the lit LED in red
+                lines[-4] = lines[-4].replace("●", f"{RED}●{RESET}", 1)
+            else:
+                lines[-4] = lines[-4].replace("○", f"{DIM}○{RESET}", 1)
             self.out.write(HOME_CLEAR + "\r\n".join(lines))
             self.out.flush()
