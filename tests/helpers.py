@@ -638,7 +638,9 @@ def _served(app: Any) -> Iterator[str]:
 
     port = free_port()
     app.state.web.hub.listening = ("127.0.0.1", port)  # as server.py does: the unit shows it
-    server = uvicorn.Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"))
+    from unit.web.server import Server
+
+    server = Server(uvicorn.Config(app, host="127.0.0.1", port=port, log_level="warning"), app.state.web.hub)
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     wait_for(lambda: server.started, 10, "the web service to start")

@@ -119,6 +119,10 @@ class UnitHub:
                 task.cancel()
                 with contextlib.suppress(asyncio.CancelledError):
                     await task
+        self.end_streams()
+
+    def end_streams(self) -> None:
+        """Every page's live stream ends, as a finished response (its page reconnects when it can)."""
         for subscriber in list(self.subscribers):
             subscriber.offer(None)
 

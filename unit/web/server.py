@@ -15,6 +15,7 @@ from unit.errors import ArgumentError, Text
 from unit.web import WIFI_STATUS_PATH, guard
 from unit.web.address import ANY_HOSTS
 from unit.web.app import create_app
+from unit.web.hub import UnitHub
 from unit.yamlfile import escape
 
 log = logging.getLogger(__name__)
@@ -42,7 +43,7 @@ def serve(
     names = guard.BoxNames()  # one source: the addresses said here are the ones the Host check lets in
     checked = guard.HostCheck(app, names, language)
     config = uvicorn.Config(**options(checked, host, port, guard.Shares(language=language)))
-    server = uvicorn.Server(config)
+    server = Server(config, app.state.web.hub)
     words = i18n.words(language)  # said in the pages' own language, French by default
     print(words("web.serving", where=escape(", ".join(serving_urls(host, port, names)))), flush=True)
     if state_dir is None:
@@ -57,6 +58,21 @@ def serve(
     gc.collect()
     gc.freeze()
     server.run(sockets=[listener])
+
+
+class Server(uvicorn.Server):
+    """uvicorn's server, which ends the live streams first when it stops. A live stream never ends by itself:
+    uvicorn would wait ``timeout_graceful_shutdown`` for it, then cancel it and log a traceback (« Exception in ASGI
+    application ») at every stop or shutdown of a box with a phone on its live page. Ended first, each stream is a
+    finished response, and the service stops at once."""
+
+    def __init__(self, config: uvicorn.Config, hub: UnitHub) -> None:
+        super().__init__(config)
+        self.hub = hub
+
+    async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
+        self.hub.end_streams()
+        await super().shutdown(sockets)
 
 
 def url(host: str, port: int) -> str:
@@ -100,7 +116,7 @@ def options(app: guard.App, host: str, port: int, shares: guard.Shares) -> dict[
         proxy_headers=False,  # the client address is the real one (the pairing rate limit counts by it)
         limit_concurrency=shares.limits.connections + 64,  # a last bound: the shares keep connections under theirs
         timeout_keep_alive=5,  # an idle kept-alive connection; a slow request is guard's deadlines' business
-        timeout_graceful_shutdown=3,  # the live streams never end by themselves
+        timeout_graceful_shutdown=3,  # a request still under way at a stop (the live streams end first: Server)
         h11_max_incomplete_event_size=16 * 1024,  # bounded request line and headers
         lifespan="on",
     )
