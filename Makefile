@@ -39,19 +39,20 @@ run: $(STAMP_RUN)
 SOURCES := unit tests benchmarks docs hardware systemtest sdcard
 QUICK_TESTS := not slow and not browser and not install
 
-# Everything: the linters, mypy, the whole suite.
+# Everything: the linters, mypy, the whole suite, on every core (pytest-xdist: -n auto; -n 0 runs it in one).
+PYTEST_WORKERS ?= auto
 test: $(STAMP_TEST)
 	$(BIN)/ruff check $(SOURCES)
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS)
 
 # The quick loop (about a minute): the same linters and mypy, the tests not marked slow, browser or install.
 check: $(STAMP_TEST)
 	$(BIN)/ruff check $(SOURCES)
 	$(BIN)/ruff format --check $(SOURCES)
 	$(BIN)/mypy
-	$(BIN)/python -m pytest -m "$(QUICK_TESTS)"
+	$(BIN)/python -m pytest -n $(PYTEST_WORKERS) -m "$(QUICK_TESTS)"
 
 # Measured, not assumed: every benchmark, then docs/performance.md rewritten with the figures.
 bench: $(STAMP_TEST)
