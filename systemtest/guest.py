@@ -144,6 +144,9 @@ class Guest:
                         f"(monopoly-city-setup.service)? see {self.console}"
                     )
                 raise GuestError(f"no SSH {timeout:.0f} s after boot: see {self.console}")
+            crash = self.kernel_crash()
+            if crash is not None:  # it hangs from there on: no need to wait out the timeout
+                raise GuestError(f"the guest kernel crashed during boot: {crash}")
             attempt = self.ssh("true", timeout=20, check=False, connect_timeout=5)
             if attempt.returncode == 0:
                 return time.monotonic() - started

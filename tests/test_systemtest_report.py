@@ -5,6 +5,8 @@ from __future__ import annotations
 
 import json
 
+import pytest
+
 from systemtest import run
 
 
@@ -56,3 +58,49 @@ def test_each_failed_check_is_said_again_at_the_end(tmp_path, monkeypatch, capsy
     *_, again, verdict, kept = capsys.readouterr().out.splitlines()
     assert again == f"system-test: FAIL system test: mmdebstrap failed: see the log (log: {tmp_path}/system-test.log)"
     assert "0 checks passed, 1 failed" in verdict and "FAILED: system test" in verdict and "kept" in kept
+
+
+class CrashingGuest:
+    """A guest whose first boot's kernel crashes (its console says Oops), the second boots."""
+
+    def __init__(self, folder):
+        self.folder, self.boots, self.cuts, self.web_port = folder, 1, 0, 8080
+
+    @property
+    def console(self):
+        return self.folder / f"console-{self.boots}.log"
+
+    def boot(self, machine: str = "virt") -> float:
+        self.boots += 1
+        if self.boots == 2 and not (self.folder / "console-2-crashed.log").exists():
+            self.console.write_text("[ 68.2] Internal error: Oops: 0000000096000004 [#1] SMP\n")
+            raise run.GuestError(f"the guest kernel crashed during boot: {self.kernel_crash()}")
+        self.console.write_text("Debian GNU/Linux 12 monopoly-test ttyAMA0\n")
+        return 61.0
+
+    def kernel_crash(self) -> str | None:
+        text = self.console.read_text()
+        return f"Oops: 0000000096000004 ({self.console.name})" if "Oops" in text else None
+
+    def cut(self) -> None:
+        self.cuts += 1
+
+
+def test_a_boot_whose_guest_kernel_crashed_is_tried_once_more_and_said_so(tmp_path, capsys):
+    guest = CrashingGuest(tmp_path)
+    report = run.Report()
+    test = run.SystemTest(guest, report, tmp_path, tmp_path, None)  # type: ignore[arg-type]
+    test.boot("unplugged right after the install")
+    assert guest.boots == 2 and guest.cuts == 1 and report.failed == []
+    assert (tmp_path / "console-2-crashed.log").read_text().count("Oops") == 1
+    line = capsys.readouterr().out
+    assert "boot 2: unplugged right after the install: SSH answered 61 s" in line
+    assert "the guest kernel crashed (Oops: 0000000096000004; its console: console-2-crashed.log)" in line
+
+
+def test_a_boot_that_fails_without_a_crash_still_stops_the_run(tmp_path):
+    guest = CrashingGuest(tmp_path)
+    guest.kernel_crash = lambda: None  # type: ignore[method-assign]
+    test = run.SystemTest(guest, run.Report(), tmp_path, tmp_path, None)  # type: ignore[arg-type]
+    with pytest.raises(run.GuestError):
+        test.boot("after the power cut")
