@@ -137,8 +137,7 @@ class Report:
 
     def __init__(self) -> None:
         self.started = time.monotonic()
-        self.failed: list[str] = []
-        self.failures: list[str] = []  # each failed check's whole line, said again at the end
+        self.failures: list[tuple[str, str]] = []  # each failed check's name and detail, said again at the end
         self.passed = 0
 
     def line(self, status: str, name: str, detail: str) -> None:
@@ -150,9 +149,12 @@ class Report:
         self.line("ok", name, detail)
 
     def fail(self, name: str, detail: str) -> None:
-        self.failed.append(name)
-        self.failures.append(f"{name}: {detail}")
+        self.failures.append((name, detail))
         self.line("FAIL", name, detail)
+
+    @property
+    def failed(self) -> list[str]:
+        return [name for name, _ in self.failures]
 
     def check(self, name: str, good: bool, detail: str) -> bool:
         (self.ok if good else self.fail)(name, detail)
@@ -428,7 +430,7 @@ class SystemTest:
 
     def boot(self, why: str, machine: str = "virt") -> None:
         """Boot the card; a boot whose guest kernel crashed (an Oops in the scheduler under TCG, about one run in
-        ten: never seen on the checks' side) is tried once more, the plug pulled as a person would, and said so."""
+        ten) is tried once more, the plug pulled as a person would, and said so in its line."""
         again = ""
         try:
             seconds = self.guest.boot(machine=machine)
@@ -1440,8 +1442,8 @@ def main(argv: list[str] | None = None) -> int:
             if "guest" in locals():
                 locals()["guest"].cut()
     minutes, seconds = divmod(int(time.monotonic() - report.started), 60)
-    for failure in report.failures:  # again, last: a CI log is often read from its end
-        print(f"system-test: FAIL {failure}", flush=True)
+    for name, detail in report.failures:  # again, last: a CI log is often read from its end
+        print(f"system-test: FAIL {name}: {detail}", flush=True)
     verdict = "passed" if not report.failed else f"FAILED: {', '.join(report.failed)}"
     print(
         f"system-test: {report.passed} checks passed, {len(report.failed)} failed, {minutes} min {seconds:02d} s: "
