@@ -16,6 +16,7 @@ import re
 import shlex
 import socket
 import subprocess
+import tempfile
 import time
 from pathlib import Path
 from typing import Any, TextIO
@@ -63,6 +64,12 @@ class Guest:
         self._qtest: socket.socket | None = None
         self._qtest_file: Any = None
         self._pl061 = ""  # the GPIO chip's QOM path, found once per boot
+        # One SSH connection per boot, its commands sessions on it (OpenSSH's ControlMaster): a new connection
+        # costs the guest about 3 s under TCG (key exchange, PAM, a logind session), a session on it 0.3 s.
+        self._master: subprocess.Popen[bytes] | None = None
+        self._control = folder / "ssh.sock"
+        if len(str(self._control)) > 90:  # ssh adds 17 characters to a socket's path, which must stay under 108
+            self._control = Path(tempfile.mkdtemp(prefix="mcu-ssh-")) / "ssh.sock"
 
     @property
     def i2c_trace(self) -> Path:
@@ -116,6 +123,7 @@ class Guest:
 
     def boot(self, timeout: float = 400.0, machine: str = "virt") -> float:
         """Start QEMU as ``machine`` (``virt`` or ``raspi3b``) and wait for SSH; the seconds it took."""
+        self._close_master()
         self.boots += 1
         self.ssh_port, self.web_port = free_port(), free_port()
         qmp, qtest = self.folder / "qmp.sock", self.folder / "qtest.sock"
@@ -149,7 +157,9 @@ class Guest:
                 raise GuestError(f"the guest kernel crashed during boot: {crash}")
             attempt = self.ssh("true", timeout=20, check=False, connect_timeout=5)
             if attempt.returncode == 0:
-                return time.monotonic() - started
+                took = time.monotonic() - started
+                self._open_master()
+                return took
             refused = refused or b"Permission denied" in attempt.stderr
             time.sleep(2)
 
@@ -164,7 +174,7 @@ class Guest:
             "ssh", "-i", str(self.image.key), "-p", str(self.ssh_port),
             "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
             "-o", "BatchMode=yes", "-o", f"ConnectTimeout={connect_timeout}", "-o", "ServerAliveInterval=10",
-            f"{USER}@127.0.0.1", command,
+            *self._multiplexed(), f"{USER}@127.0.0.1", command,
         ]  # fmt: skip
         try:
             result = subprocess.run(argv, input=input, capture_output=True, timeout=timeout)
@@ -180,6 +190,43 @@ class Guest:
             detail = (result.stderr or result.stdout).decode(errors="replace").strip().splitlines()[-3:]
             raise GuestError(f"`{command[:120]}` exited {result.returncode}: {' / '.join(detail)}")
         return result
+
+    def _open_master(self) -> None:
+        """This boot's SSH connection, which :meth:`ssh` runs its commands on (``ssh -M -N``, its own process, its
+        messages in the run's log). Not up within 30 s: each command connects by itself, as before."""
+        self._control.unlink(missing_ok=True)
+        argv = [
+            "ssh", "-i", str(self.image.key), "-p", str(self.ssh_port), "-M", "-N",
+            "-o", "StrictHostKeyChecking=no", "-o", "UserKnownHostsFile=/dev/null", "-o", "LogLevel=ERROR",
+            "-o", "BatchMode=yes", "-o", "ConnectTimeout=15", "-o", "ServerAliveInterval=10",
+            "-o", f"ControlPath={self._control}", "-o", "ControlPersist=no", f"{USER}@127.0.0.1",
+        ]  # fmt: skip
+        self._master = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=self.log, stderr=subprocess.STDOUT)
+        end = time.monotonic() + 30
+        while time.monotonic() < end and self._master.poll() is None:
+            if self._control.exists():
+                return
+            time.sleep(0.2)
+        self.log.write("\n(no SSH master connection: each command connects by itself)\n")
+        self._close_master()
+
+    def _multiplexed(self) -> list[str]:
+        """The options that put a command on this boot's connection; none when it is gone (ssh connects)."""
+        if self._master is None or self._master.poll() is not None or not self._control.exists():
+            return []
+        return ["-o", f"ControlPath={self._control}", "-o", "ControlMaster=no"]
+
+    def _close_master(self) -> None:
+        if self._master is not None:
+            if self._master.poll() is None:
+                self._master.terminate()
+                try:
+                    self._master.wait(10)
+                except subprocess.TimeoutExpired:
+                    self._master.kill()
+                    self._master.wait()
+            self._master = None
+        self._control.unlink(missing_ok=True)
 
     def forward(self, port: int, socket_path: str) -> subprocess.Popen[bytes]:
         """``127.0.0.1:port`` on the host carried to the Unix socket ``socket_path`` in the guest (``ssh -L``)."""
@@ -259,6 +306,7 @@ class Guest:
     # --- the end of a boot -------------------------------------------------------------------------
 
     def _forget_qmp(self) -> None:
+        self._close_master()  # the boot is over: its connection with it
         for link in (self._qmp, self._qtest):
             if link is not None:
                 link.close()
