@@ -97,7 +97,7 @@ def start_up_in_a_vm_rows() -> list[tuple[str, str]]:
             k = kept[check]
             rows.append((
                 f"The card's boot, kernel to the phone page answering, {machine_name}, {k['date']}",
-                f"{k['after_kernel_s']} s (the web service has `CPUQuota=10%`; TCG)",
+                f"{k['after_kernel_s']} s (TCG)",
             ))  # fmt: skip
     return rows
 

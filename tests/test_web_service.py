@@ -61,7 +61,19 @@ def test_it_runs_as_its_own_user_reaching_the_unit_through_its_socket_only():
     assert "--state-dir /var/lib/monopoly-city" in unit["ExecStart"][0]
     assert "ReadWritePaths" not in web and web["ProtectSystem"] == ["strict"] and web["PrivateUsers"] == ["yes"]
     assert "monopoly-city-unit.service" in web["After"][0]
-    assert web["CPUQuota"] == ["10%"] and "MemoryMax" in web
+    assert "MemoryMax" in web
+
+
+def test_a_tenth_of_one_core_once_it_answers_its_start_up_uncapped_at_a_low_priority():
+    """Ready when it answers (READY=1, unit.web.server.Server); the cap set then, at run time, by systemd
+    (``+``: as root; ``-``: a failure is logged and the page goes on), and lifted before each start, a restart's
+    too (a runtime property outlives the process). Its priority stays below the unit's throughout."""
+    web, unit = settings(WEB), settings(UNIT)
+    assert web["Type"] == ["notify"] and web["NotifyAccess"] == ["main"]
+    assert "CPUQuota" not in web  # from the first instruction, it would be capped
+    assert web["ExecStartPre"] == ["-+/usr/bin/systemctl set-property --runtime %n CPUQuota="]
+    assert web["ExecStartPost"] == ["-+/usr/bin/systemctl set-property --runtime %n CPUQuota=10%"]
+    assert web["Nice"] == ["10"] and int(web["CPUWeight"][0]) < 100 and "Nice" not in unit and "CPUWeight" not in unit
 
 
 def test_it_keeps_its_bounds():

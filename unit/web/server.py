@@ -11,6 +11,7 @@ from typing import Any
 import uvicorn
 
 from unit import i18n
+from unit.app.notify import Notifier
 from unit.errors import ArgumentError, Text
 from unit.web import WIFI_STATUS_PATH, guard
 from unit.web.address import ANY_HOSTS
@@ -61,14 +62,23 @@ def serve(
 
 
 class Server(uvicorn.Server):
-    """uvicorn's server, which ends the live streams first when it stops. A live stream never ends by itself:
-    uvicorn would wait ``timeout_graceful_shutdown`` for it, then cancel it and log a traceback (« Exception in ASGI
-    application ») at every stop or shutdown of a box with a phone on its live page. Ended first, each stream is a
-    finished response, and the service stops at once."""
+    """uvicorn's server, which tells systemd when it answers and ends the live streams first when it stops.
 
-    def __init__(self, config: uvicorn.Config, hub: UnitHub) -> None:
+    Ready: ``READY=1`` once it listens (``Type=notify``), when the box's service caps it to a tenth of one core
+    (its ``ExecStartPost=``): its start-up alone runs at full speed, at low priority.
+    Stopping: a live stream never ends by itself: uvicorn would wait ``timeout_graceful_shutdown`` for it, then
+    cancel it and log a traceback (« Exception in ASGI application ») at every stop or shutdown of a box with a
+    phone on its live page. Ended first, each stream is a finished response, and the service stops at once."""
+
+    def __init__(self, config: uvicorn.Config, hub: UnitHub, notifier: Notifier | None = None) -> None:
         super().__init__(config)
         self.hub = hub
+        self.notifier = notifier or Notifier()
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self.notifier.notify("READY=1")
 
     async def shutdown(self, sockets: list[socket.socket] | None = None) -> None:
         self.hub.end_streams()
