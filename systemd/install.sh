@@ -80,6 +80,8 @@ do_uninstall() {
         fi
     done
     if on_this_system; then
+        # The web service's CPU cap, set at run time by its ExecStartPost (gone at the next boot anyway).
+        rm -rf "/run/systemd/system.control/$WEB_UNIT.d"
         systemctl daemon-reload
         if getent passwd "$WEB_USER" >/dev/null; then userdel "$WEB_USER"; fi
         if getent passwd "$USER_NAME" >/dev/null; then userdel "$USER_NAME"; fi
