@@ -104,3 +104,32 @@ def test_a_boot_that_fails_without_a_crash_still_stops_the_run(tmp_path):
     test = run.SystemTest(guest, run.Report(), tmp_path, tmp_path, None)  # type: ignore[arg-type]
     with pytest.raises(run.GuestError):
         test.boot("after the power cut")
+
+
+class SlowBank:
+    """A phone whose bank page is too slow once, then a payment too slow once, then answers; then the power goes."""
+
+    PAGE = '<form data-csrf="tok"><input name="version" value="7"></form>'
+
+    def __init__(self) -> None:
+        self.calls: list[tuple[str, float]] = []
+        self.answers = [TimeoutError(), (200, "", self.PAGE), TimeoutError(), (200, "", self.PAGE), (303, "/g", "")]
+
+    def request(self, method: str, path: str, form: object = None, timeout: float = 60) -> tuple[int, str, str]:
+        self.calls.append((method, timeout))
+        if not self.answers:
+            raise ConnectionResetError("the power was cut")
+        answer = self.answers.pop(0)
+        if isinstance(answer, Exception):
+            raise answer
+        return answer
+
+
+def test_a_slow_bank_page_is_asked_again_and_a_payment_never_answered_is_counted_apart():
+    phone = SlowBank()
+    payments = run.Payments(phone, "/games/coupure")  # type: ignore[arg-type]
+    payments._run()  # on this thread: it returns when the connection is lost
+    assert [method for method, _ in phone.calls] == ["GET", "GET", "POST", "GET", "POST", "GET"]
+    assert all(timeout >= 120 for _, timeout in phone.calls)
+    assert len(payments.answered) == 1 and payments.unanswered == 1 and not payments.in_flight
+    assert payments.refused == ["GET /games/coupure: no answer in 120 s", "a payment: no answer in 120 s"]
