@@ -9,10 +9,10 @@ import threading
 import pytest
 
 from unit.app import config as configuration
-from unit.app.notify import Notifier
 from unit.app.runtime import Runtime
 from unit.backends.gpio import Gpio, pin_factory
 from unit.core import Unit
+from unit.notify import Notifier
 
 
 @pytest.fixture

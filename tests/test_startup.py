@@ -55,7 +55,7 @@ NOT_BEFORE_READY = (
 #: the modules loaded and the threads running at the moment READY=1 is sent; then ends the run there.
 AT_READY = """
 import json, sys, threading
-from unit.app import notify
+from unit import notify
 def at_ready(self, state):
     if state == "READY=1":
         print(json.dumps({"modules": sorted(sys.modules), "threads": [t.name for t in threading.enumerate()]}))
@@ -88,7 +88,8 @@ def test_the_run_path_up_to_ready_loads_nothing_it_can_do_without(tmp_path):
 #: `python -m unit run` as the service starts it: whether the garbage collector runs at READY=1, and once open.
 GC_AROUND_READY = """
 import gc, json, sys
-from unit.app import notify, runtime
+from unit import notify
+from unit.app import runtime
 seen = {}
 real_notify, real_open = notify.Notifier.notify, runtime.Runtime.open
 def notify_(self, state):
@@ -148,7 +149,8 @@ def test_simulate_loads_neither_the_hardware_nor_the_link_nor_a_suggestion():
 #: the link's snapshot holds then, and whether READY=1 came first.
 AT_LINK = """
 import json, sys
-from unit.app import link, notify
+from unit import notify
+from unit.app import link
 said = []
 real_notify, real_start = notify.Notifier.notify, link.Link.start
 notify.Notifier.notify = lambda self, state: (said.append(state), real_notify(self, state))

@@ -10,7 +10,7 @@ import threading
 import uvicorn
 from helpers import free_port, wait_for
 
-from unit.app.notify import Notifier
+from unit.notify import Notifier
 from unit.web import guard, server
 from unit.web.app import create_app
 

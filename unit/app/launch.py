@@ -187,13 +187,13 @@ class Launch:
         import random
         import signal
 
-        from unit.app.notify import Notifier
         from unit.app.persist import GameStore
         from unit.app.runtime import Runtime
         from unit.app.settings import SettingsStore
         from unit.app.signals import StopSignals
         from unit.app.wifi import WifiRequests
         from unit.core import Unit
+        from unit.notify import Notifier
 
         request, scenario, state_dir = self.request, self.scenario, self.state_dir
         settings = SettingsStore(state_dir) if state_dir else None

@@ -21,7 +21,6 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from unit.app.notify import Notifier
 from unit.app.persist import GameStore
 from unit.app.settings import SettingsStore
 from unit.app.wifi import ACTIONS as WIFI_ACTIONS
@@ -41,6 +40,7 @@ from unit.core import (
 )
 from unit.core.clock import EPSILON
 from unit.core.evening import Tally
+from unit.notify import Notifier
 
 if TYPE_CHECKING:
     from unit.app.scenario import Step  # scenarios are read by the commands that play one

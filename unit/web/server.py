@@ -11,8 +11,8 @@ from typing import Any
 import uvicorn
 
 from unit import i18n
-from unit.app.notify import Notifier
 from unit.errors import ArgumentError, Text
+from unit.notify import Notifier
 from unit.web import WIFI_STATUS_PATH, guard
 from unit.web.address import ANY_HOSTS
 from unit.web.app import create_app
