@@ -81,3 +81,53 @@ def test_a_long_run_folder_puts_the_socket_where_its_path_fits(tmp_path):
     deep.mkdir()
     made = Guest(Image(tmp_path / "card.img", tmp_path / "key"), deep, io.StringIO())
     assert len(str(made._control)) + 17 < 108
+
+
+#: A Pi 3 B's console where QEMU's USB controller lost its network adapter (a CI run's, cut short): sshd starts,
+#: nothing can reach it.
+LOST_USB = """[  115.176588] usb 1-1: new full-speed USB device number 2 using dwc2
+[  115.178952] dwc2 3f980000.usb: Not connected
+[  117.266732] usb usb1-port1: attempt power cycle
+[  118.798335] dwc2 3f980000.usb: Not connected
+\x1b[K[\x1b[0;32m  OK  \x1b[0m] Started \x1b[0;1;39mssh.service\x1b[0m - OpenBSD Secure Shell server.
+"""
+ENUMERATED = """[   79.389092] usb 1-1.1: Product: RNDIS/QEMU USB Network Device
+[\x1b[0;32m  OK  \x1b[0m] Started \x1b[0;1;39mssh.service\x1b[0m - OpenBSD Secure Shell server.
+"""
+
+
+@pytest.mark.parametrize(
+    ("machine", "console", "lost"),
+    [("raspi3b", LOST_USB, True), ("raspi3b", ENUMERATED, False), ("raspi3b", LOST_USB.splitlines()[0], False),
+     ("virt", LOST_USB, False)],
+)  # fmt: skip
+def test_a_pi_whose_usb_network_adapter_never_came_is_a_fault_a_minute_after_sshd(tmp_path, monkeypatch, machine,
+                                                                                   console, lost):  # fmt: skip
+    now = [1000.0]
+    monkeypatch.setattr("systemtest.guest.time.monotonic", lambda: now[0])
+    made = Guest(Image(tmp_path / "card.img", tmp_path / "key"), tmp_path, io.StringIO())
+    made.boots, made.machine = 1, machine
+    made.console.write_text(console)
+    assert made.emulator_fault() is None  # sshd just seen: the kernel may still be at it
+    now[0] += 59
+    assert made.emulator_fault() is None
+    now[0] += 2
+    fault = made.emulator_fault()
+    assert (fault is not None) == lost
+    if lost:
+        assert (
+            fault
+            == "QEMU's USB network adapter was never enumerated (no « RNDIS/QEMU USB Network Device » 60 s after sshd)"
+        )
+
+
+def test_a_kernel_crash_is_a_fault_on_any_machine(tmp_path):
+    made = Guest(Image(tmp_path / "card.img", tmp_path / "key"), tmp_path, io.StringIO())
+    made.boots = 1
+    made.console.write_text(
+        "[ 68.2] Internal error: Oops: 0000000096000004 [#1] SMP\n[ 68.3] pc : pick_next_task+0x1c/0x60\n"
+    )
+    assert (
+        made.emulator_fault()
+        == "the guest kernel crashed (Internal error: Oops: 0000000096000004 [#1] SMP at pick_next_task+0x1c/0x60)"
+    )

@@ -61,10 +61,13 @@ def test_each_failed_check_is_said_again_at_the_end(tmp_path, monkeypatch, capsy
 
 
 class CrashingGuest:
-    """A guest whose first boot's kernel crashes (its console says Oops), the second boots."""
+    """A guest whose boot after ``first`` fails in QEMU (its console says so), the next boots."""
 
-    def __init__(self, folder):
-        self.folder, self.boots, self.cuts, self.web_port = folder, 1, 0, 8080
+    def __init__(
+        self, folder, first: int = 1, console: str = "[ 68.2] Internal error: Oops: 0000000096000004 [#1] SMP"
+    ):
+        self.folder, self.boots, self.cuts, self.web_port, self.disks = folder, first, 0, 8080, []
+        self.failing = console
 
     @property
     def console(self):
@@ -72,15 +75,22 @@ class CrashingGuest:
 
     def boot(self, machine: str = "virt") -> float:
         self.boots += 1
-        if self.boots == 2 and not (self.folder / "console-2-crashed.log").exists():
-            self.console.write_text("[ 68.2] Internal error: Oops: 0000000096000004 [#1] SMP\n")
-            raise run.GuestError(f"the guest kernel crashed during boot: {self.kernel_crash()}")
+        if not (self.folder / f"console-{self.boots}-failed.log").exists():
+            self.console.write_text(self.failing + "\n")
+            raise run.GuestError(f"{self.emulator_fault()}: see {self.console}")
         self.console.write_text("Debian GNU/Linux 12 monopoly-test ttyAMA0\n")
         return 61.0
 
-    def kernel_crash(self) -> str | None:
+    def emulator_fault(self) -> str | None:
         text = self.console.read_text()
-        return f"Oops: 0000000096000004 ({self.console.name})" if "Oops" in text else None
+        if "Oops" in text:
+            return "the guest kernel crashed (Oops: 0000000096000004)"
+        if "dwc2" in text:
+            return "QEMU's USB network adapter was never enumerated"
+        return None
+
+    def create_disk(self, name: str) -> None:
+        self.disks.append(name)
 
     def cut(self) -> None:
         self.cuts += 1
@@ -91,19 +101,35 @@ def test_a_boot_whose_guest_kernel_crashed_is_tried_once_more_and_said_so(tmp_pa
     report = run.Report()
     test = run.SystemTest(guest, report, tmp_path, tmp_path, None)  # type: ignore[arg-type]
     test.boot("unplugged right after the install")
-    assert guest.boots == 2 and guest.cuts == 1 and report.failed == []
-    assert (tmp_path / "console-2-crashed.log").read_text().count("Oops") == 1
+    assert guest.boots == 2 and guest.cuts == 1 and report.failed == [] and guest.disks == []
+    assert (tmp_path / "console-2-failed.log").read_text().count("Oops") == 1
     line = capsys.readouterr().out
     assert "boot 2: unplugged right after the install: SSH answered 61 s" in line
-    assert "the guest kernel crashed (Oops: 0000000096000004; its console: console-2-crashed.log)" in line
+    assert (
+        "at the first try the guest kernel crashed (Oops: 0000000096000004) (its console: console-2-failed.log): "
+        "booted again\n" in line
+    )
+
+
+def test_a_first_boot_that_qemu_failed_is_tried_again_on_a_fresh_copy_of_the_card(tmp_path, capsys):
+    guest = CrashingGuest(tmp_path, first=0, console="[ 118.5] dwc2 3f980000.usb: Not connected")
+    report = run.Report()
+    test = run.SystemTest(guest, report, tmp_path, tmp_path, None)  # type: ignore[arg-type]
+    test.boot("the card's first boot, as a Raspberry Pi 3 B", machine="raspi3b")
+    assert guest.boots == 1 and guest.cuts == 1 and report.failed == [] and guest.disks == [run.BOX_NAME]
+    line = capsys.readouterr().out
+    assert "boot 1: the card's first boot, as a Raspberry Pi 3 B: SSH answered 61 s" in line
+    assert (
+        "USB network adapter was never enumerated (its console: console-1-failed.log): booted again on a fresh" in line
+    )
 
 
 def test_a_boot_that_fails_without_a_crash_still_stops_the_run(tmp_path):
-    guest = CrashingGuest(tmp_path)
-    guest.kernel_crash = lambda: None  # type: ignore[method-assign]
+    guest = CrashingGuest(tmp_path, console="Debian GNU/Linux 12 monopoly-test ttyAMA0")
     test = run.SystemTest(guest, run.Report(), tmp_path, tmp_path, None)  # type: ignore[arg-type]
     with pytest.raises(run.GuestError):
         test.boot("after the power cut")
+    assert guest.cuts == 0
 
 
 class SlowBank:
