@@ -5,7 +5,9 @@ from __future__ import annotations
 import os
 import re
 import shutil
+import struct
 import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -105,10 +107,16 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     assert "moved the editions and games entered on the phones" in result.stdout
     again = run_install(root)
     assert again.returncode == 0 and "moved" not in again.stdout, again.stderr
+    # An update starts from the installed venv (a copy), and what it kept is still compiled for its final place.
+    assert "updating the virtual environment" in again.stdout and "with the system's lgpio" not in again.stdout
     assert (root / "opt/monopoly-city/venv/bin/monopoly-city").exists()
     assert (root / "opt/monopoly-city/venv/bin/python").exists()
     site = root / "opt/monopoly-city/venv/lib"
     assert list(site.glob("python3*/site-packages/unit/core/__pycache__/machine.*.pyc"))
+    for source in site.glob("python3*/site-packages/unit/**/*.py"):  # each compiled for the file now there
+        pyc = source.parent / "__pycache__" / f"{source.stem}.{sys.implementation.cache_tag}.pyc"
+        header = pyc.read_bytes()[8:16]
+        assert header == struct.pack("<II", int(source.stat().st_mtime) & 0xFFFFFFFF, source.stat().st_size), source
     assert (root / "etc/monopoly-city/config.yaml").read_text() == "language: en\n"  # only written if absent
     link = root / "etc/systemd/system/multi-user.target.wants/monopoly-city-unit.service"
     assert os.readlink(link) == "/etc/systemd/system/monopoly-city-unit.service"  # enabled
@@ -256,6 +264,22 @@ def test_install_sets_its_modes_whatever_the_umask(image):
             assert mode & 0o001, relative
     site = next((root / "opt/monopoly-city/venv").glob("lib/python3*/site-packages/unit/cli.py"))
     assert site.stat().st_mode & 0o004
+
+
+@pytest.mark.install
+@pytest.mark.slow
+def test_a_venv_of_another_python_is_not_updated_but_made_again(tmp_path):
+    """After a system upgrade the venv's python is gone or another: an update starts from a new venv."""
+    root = tmp_path / "root"
+    assert run_install(root).returncode == 0
+    python = root / "opt/monopoly-city/venv/bin/python"
+    python.unlink()
+    python.write_text("#!/bin/sh\necho '3.9.2 (default, Feb 28 2021, 17:03:44)'\n")
+    python.chmod(0o755)
+    result = run_install(root)
+    assert result.returncode == 0, result.stderr
+    assert "with the system's lgpio" in result.stdout and "updating" not in result.stdout
+    assert python.is_symlink()  # the new venv's own
 
 
 @pytest.mark.install
