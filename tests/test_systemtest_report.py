@@ -159,3 +159,29 @@ def test_a_slow_bank_page_is_asked_again_and_a_payment_never_answered_is_counted
     assert all(timeout >= 120 for _, timeout in phone.calls)
     assert len(payments.answered) == 1 and payments.unanswered == 1 and not payments.in_flight
     assert payments.refused == ["GET /games/coupure: no answer in 120 s", "a payment: no answer in 120 s"]
+
+
+class NewGameBank(SlowBank):
+    """A phone on which the payments start their own game first: /remote's token, then POST /games."""
+
+    def __init__(self, games: tuple[int, str, str]) -> None:
+        super().__init__()
+        self.answers = [games, (200, "", self.PAGE), (303, "/g", "")]
+
+    def csrf(self) -> str:
+        return "tok"
+
+
+def test_payments_started_without_a_game_start_one_on_the_phone_first():
+    phone = NewGameBank((303, "/games/coupure?m=created", ""))
+    payments = run.Payments(phone)  # type: ignore[arg-type]
+    payments._run()
+    assert payments.path == "/games/coupure" and [m for m, _ in phone.calls] == ["POST", "GET", "POST", "GET"]
+    assert len(payments.answered) == 1
+
+
+def test_a_game_the_phone_could_not_start_is_one_refusal_and_no_payment():
+    phone = NewGameBank((403, "", ""))
+    payments = run.Payments(phone)  # type: ignore[arg-type]
+    payments._run()
+    assert payments.path == "" and payments.answered == [] and payments.refused == ["POST /games « Coupure »: 403 "]
