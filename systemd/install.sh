@@ -137,11 +137,12 @@ new_venv() {
     python3 -m venv --system-site-packages "$PREFIX/venv.new"
 }
 
-# An installed venv an update can start from: its python is the system's python3, and it has pip.
+# An installed venv an update can start from: made by this python3 (its bin/python links to python3
+# itself, so the libraries' folder tells: lib/python3.11 after an upgrade to 3.13 is another Python's), with
+# its own pip.
 venv_is_current() {
-    [ -x "$PREFIX/venv/bin/python" ] || return 1
-    installed=$("$PREFIX/venv/bin/python" -c 'import sys, pip; print(sys.version)' 2>/dev/null) || return 1
-    [ "$installed" = "$(python3 -c 'import sys; print(sys.version)')" ]
+    version=$(python3 -c 'import sys; print("%d.%d" % sys.version_info[:2])')
+    [ -x "$PREFIX/venv/bin/python" ] && [ -d "$PREFIX/venv/lib/python$version/site-packages/pip" ]
 }
 
 # The project and its libraries into venv.new. Through its python, not bin/pip: a copied venv's scripts
@@ -197,7 +198,8 @@ do_install() {
     fi
     relocate_venv "$PREFIX/venv.new" "$FINAL/venv"
     # ProtectSystem=strict makes the venv read-only for the service: compile now, naming the final paths;
-    # what an update kept is compiled already (compileall compares each file's time and size).
+    # what an update kept is compiled already (compileall compares each file's time; pip removed the pyc of
+    # what it replaced).
     # Not pip and setuptools (723 of its 1,186 files): the service never imports them, and venv's
     # ensurepip compiled them already.
     "$PREFIX/venv.new/bin/python" -m compileall -q -s "$PREFIX/venv.new" -p "$FINAL/venv" \

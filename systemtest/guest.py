@@ -163,7 +163,7 @@ class Guest:
                         f"(monopoly-city-setup.service)? see {self.console}"
                     )
                 raise GuestError(f"no SSH {timeout:.0f} s after boot: see {self.console}")
-            fault = self.emulator_fault()
+            fault = None if refused else self.emulator_fault()  # refused: the network works
             if fault is not None:  # SSH will not come in this boot: no need to wait out the timeout
                 raise GuestError(f"{fault}: see {self.console}")
             attempt = self.ssh("true", timeout=20, check=False, connect_timeout=5)

@@ -1202,25 +1202,25 @@ class SystemTest:
 
     def payments_answered(self) -> None:
         """The payments started during the auction: at least three answered before the cut that follows."""
-        if self.payments is None:
-            self.report.fail("payments", "no payments were tapped (the auction did not start them)")
-            return
+        self.start_payments()  # when the auction's countdown was not seen, they start now
+        payments = self.payments
+        assert payments is not None
         end = time.monotonic() + 300  # the game's first page alone has taken a minute (Payments._run)
-        while time.monotonic() < end and len(self.payments.answered) < 3 and self.payments.alive():
+        while time.monotonic() < end and len(payments.answered) < 3 and payments.alive():
             time.sleep(0.5)
-        answered = len(self.payments.answered)
+        answered = len(payments.answered)
         self.report.check(
             "payments",
             answered >= 3,
-            f"{answered} GO salaries tapped on {self.payments.path or '(no game)'} answered 303 so far; the taps go "
-            "on until the cut" + (f" (last refusal: {self.payments.refused[-1]})" if self.payments.refused else ""),
+            f"{answered} GO salaries tapped on {payments.path or '(no game)'} answered 303 so far; the taps go "
+            "on until the cut" + (f" (last refusal: {payments.refused[-1]})" if payments.refused else ""),
         )
 
     def payments_kept(self) -> None:
         """After the reboot: the game loads, and every payment answered 303 before the cut is in it."""
         payments = self.payments
-        if payments is None:
-            self.report.fail("payments after the cut", "no payments were tapped")
+        if payments is None or not payments.path:
+            self.report.fail("payments after the cut", "no payments were tapped (no game was started on the phone)")
             return
         answered, in_flight = len(payments.answered), payments.in_flight
         path = f"{WEB_STATE}/calculator/{payments.path.rsplit('/', 1)[-1]}.game.yaml"
@@ -1395,7 +1395,9 @@ class SystemTest:
     def phone_edition(self) -> None:
         """An edition typed on a phone (the calculator's page), for the uninstall to keep."""
         phone = self.phone
-        status, where, _ = phone.request("POST", "/editions/new", {"csrf": phone.csrf(), "name": "ma-table"})
+        # Beside the bank's pages (the payments started during the auction), under the web's tenth of a core.
+        form = {"csrf": phone.csrf(), "name": "ma-table"}
+        status, where, _ = phone.request("POST", "/editions/new", form, timeout=120)
         listed = self.guest.out(f"sudo ls -R {WEB_STATE}/calculator", check=False)
         self.report.check(
             "phone edition",

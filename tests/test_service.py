@@ -7,7 +7,6 @@ import re
 import shutil
 import struct
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -114,7 +113,7 @@ def test_install_into_a_temporary_root_and_uninstall_keeping_the_configuration(t
     site = root / "opt/monopoly-city/venv/lib"
     assert list(site.glob("python3*/site-packages/unit/core/__pycache__/machine.*.pyc"))
     for source in site.glob("python3*/site-packages/unit/**/*.py"):  # each compiled for the file now there
-        pyc = source.parent / "__pycache__" / f"{source.stem}.{sys.implementation.cache_tag}.pyc"
+        pyc = next(source.parent.glob(f"__pycache__/{source.stem}.*.pyc"))  # install.sh's python3's
         header = pyc.read_bytes()[8:16]
         assert header == struct.pack("<II", int(source.stat().st_mtime) & 0xFFFFFFFF, source.stat().st_size), source
     assert (root / "etc/monopoly-city/config.yaml").read_text() == "language: en\n"  # only written if absent
@@ -272,14 +271,12 @@ def test_a_venv_of_another_python_is_not_updated_but_made_again(tmp_path):
     """After a system upgrade the venv's python is gone or another: an update starts from a new venv."""
     root = tmp_path / "root"
     assert run_install(root).returncode == 0
-    python = root / "opt/monopoly-city/venv/bin/python"
-    python.unlink()
-    python.write_text("#!/bin/sh\necho '3.9.2 (default, Feb 28 2021, 17:03:44)'\n")
-    python.chmod(0o755)
+    lib = next((root / "opt/monopoly-city/venv/lib").glob("python3*"))
+    lib.rename(lib.with_name("python3.9"))  # what an OS upgrade leaves: bin/python is the new python3 already
     result = run_install(root)
     assert result.returncode == 0, result.stderr
     assert "with the system's lgpio" in result.stdout and "updating" not in result.stdout
-    assert python.is_symlink()  # the new venv's own
+    assert not (root / "opt/monopoly-city/venv/lib/python3.9").exists()  # the new venv's own
 
 
 @pytest.mark.install
