@@ -15,6 +15,8 @@ import json
 import re
 import sys
 import time
+from collections import Counter
+from itertools import groupby
 from pathlib import Path
 
 import pytest
@@ -55,15 +57,36 @@ def new_phone(chromium, size: str, lang: str = "fr"):
 
 
 def box(page, selector: str) -> dict:
-    return page.locator(selector).bounding_box()
-
-
-def bar_fraction(page) -> float:
-    """What is left of the bar: the fill's width over its track's."""
+    """The element's box on the page, read in one evaluate: the countdown's records replace the screen's
+    lines every second, and a locator's box of a line replaced in between is None."""
     return page.evaluate(
-        "(() => { const f = document.querySelector('#screen .bar-fill');"
-        " return f.getBoundingClientRect().width / f.parentElement.clientWidth; })()"
+        "(s) => { const r = document.querySelector(s).getBoundingClientRect();"
+        " return { x: r.x, y: r.y, width: r.width, height: r.height }; }",
+        selector,
     )
+
+
+#: The screen at one instant, in one evaluate: the records arrived, the digit shown, what is left of the bar (the
+#: fill's width over its track's), the warning, the vibrations so far.
+SCREEN_NOW = """(() => {
+  const screen = document.getElementById("screen"), fill = screen.querySelector(".bar-fill");
+  return {
+    records: window.mcLog.length,
+    digit: screen.querySelector(".l-big").textContent,
+    bar: fill ? fill.getBoundingClientRect().width / fill.parentElement.clientWidth : null,
+    warning: screen.dataset.warning === "1",
+    vibrations: window.mcVibrations.length,
+  };
+})()"""
+
+
+def bar_within_its_second(now: dict, total: int) -> bool:
+    """The bar shows the seconds the box shows: the record that put ``d`` on the screen also set the bar's
+    deadline ``d`` seconds after its arrival, so the bar is at most ``d`` and drains below ``d - 1`` only while
+    the next record is late (half a second allowed). Read at one instant, so it holds on a machine of any speed.
+    """
+    digit = int(now["digit"])
+    return digit - 1.5 < now["bar"] * total <= digit + 0.1
 
 
 @pytest.mark.parametrize("size", list(SIZES))
@@ -90,23 +113,24 @@ def test_the_auction_is_a_timer_that_fills_the_width_drains_and_turns_red_at_5_s
             )
             assert digits["height"] >= 0.18 * SIZES[size]["height"] or digits["width"] >= 0.25 * width
             assert page.evaluate("getComputedStyle(document.getElementById('screen')).backgroundColor") != RED
-            # Between two records the bar keeps draining: several frames, one record.
-            records = len(page.evaluate("window.mcLog"))
-            fractions = []
-            for _ in range(4):
-                fractions.append(bar_fraction(page))
-                time.sleep(0.15)  # samples apart in time: the bar drains between records (the time is the input)
-            assert len(page.evaluate("window.mcLog")) in (records, records + 1)  # at most the next second's
-            assert all(a > b for a, b in zip(fractions, fractions[1:])), fractions
-            # ... and what is left is the time left: between 8 s and 7 s of 9 s, whatever the records' count.
-            assert 6.5 / 9 < fractions[-1] < 8.1 / 9, fractions
+            # Between two records the bar keeps draining: several frames in one record, each lower than the last;
+            # and what is left is the time left, the second the box shows, whatever the records' count. Samples
+            # until three fall in one record (a loaded machine may put a record between any two).
+            samples = []
+            while len(samples) < 12 and max(Counter(s["records"] for s in samples).values(), default=0) < 3:
+                samples.append(page.evaluate(SCREEN_NOW))
+                time.sleep(0.1)  # samples apart in time: the bar drains between records (the time is the input)
+            runs = [[s["bar"] for s in run] for _, run in groupby(samples, key=lambda s: s["records"])]
+            assert max(len(run) for run in runs) >= 3, samples
+            assert all(a > b for run in runs for a, b in zip(run, run[1:])), samples
+            assert all(bar_within_its_second(s, 9) for s in samples), samples
             # At 5 s: red, once a vibration; not before.
-            assert page.evaluate("window.mcVibrations") == []
+            assert all(s["vibrations"] == 0 and not s["warning"] for s in samples if int(s["digit"]) > 5), samples
             page.wait_for_selector("#screen[data-warning='1'] .l-big:text-is('5')", timeout=6000)
             assert page.evaluate("getComputedStyle(document.getElementById('screen')).backgroundColor") == RED
-            assert page.text_content("#screen .l-big") == "5"
             assert page.evaluate("window.mcVibrations") == [[300, 120, 300]]
-            assert 3.5 / 9 < bar_fraction(page) < 5.1 / 9
+            now = page.evaluate(SCREEN_NOW)
+            assert now["warning"] and int(now["digit"]) <= 5 and bar_within_its_second(now, 9), now
             page.wait_for_selector("#screen[data-view='banner']", timeout=7000)  # ADJUGÉ !
             assert page.evaluate("getComputedStyle(document.getElementById('screen')).backgroundColor") != RED
             assert page.evaluate("window.mcVibrations") == [[300, 120, 300]]
