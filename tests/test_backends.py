@@ -105,3 +105,62 @@ def test_the_gpio_backend_blinks_the_led_pin_at_absolute_times_from_the_change()
         assert pin.state == 1 and backend.next_deadline() is None
     finally:
         backend.close()
+
+
+class Busy(Exception):
+    """lgpio.error as lgpio raises it when the kernel still holds a line (EBUSY)."""
+
+    def __init__(self) -> None:
+        super().__init__("'GPIO busy'")
+
+
+def busy_for(pin, times: int) -> list[int]:
+    """Make ``pin``'s close fail ``times`` times with « GPIO busy » (lgpio's re-claim of a button's line while its
+    alert thread still polls it), then close for real; the list counts the tries."""
+    tries: list[int] = []
+    real_close = pin.close
+
+    def close() -> None:
+        tries.append(1)
+        if len(tries) <= times:
+            raise Busy
+        real_close()
+
+    pin.close = close
+    return tries
+
+
+def test_a_pin_busy_for_a_moment_at_close_is_released_on_a_later_try(monkeypatch, caplog):
+    """Seen at shutdown on the Pi 3 B boot: « lgpio.error: 'GPIO busy' » from a button's close, a traceback, and
+    the LED and the buzzer never closed. A moment later the line is free: tried again, released, nothing said."""
+    monkeypatch.setattr("unit.backends.gpio.CLOSE_RETRY_INTERVAL", 0.0)
+    backend = Gpio(CONFIG, pin_factory("mock"))
+    backend.open(lambda event: None, lambda: 0.0)
+    tries = busy_for(backend.factory.pin(PINS.auction), times=2)
+    backend.close()
+    assert len(tries) == 3
+    assert [r.getMessage() for r in caplog.records if r.levelname != "DEBUG"] == []
+    for pin in (PINS.power, PINS.auction, PINS.build):
+        DigitalInputDevice(pin, pin_factory=backend.factory).close()
+    LED(PINS.led, pin_factory=backend.factory).close()
+    LED(PINS.buzzer, pin_factory=backend.factory).close()
+
+
+def test_a_pin_that_stays_busy_is_one_line_and_the_others_are_still_released(monkeypatch, caplog):
+    monkeypatch.setattr("unit.backends.gpio.CLOSE_RETRY_INTERVAL", 0.0)
+    backend = Gpio(CONFIG, pin_factory("mock"))
+    backend.open(lambda event: None, lambda: 0.0)
+    stuck = backend.factory.pin(PINS.auction)
+    busy_for(stuck, times=1_000)
+    backend.close()  # no exception: the unit is ending, and the kernel frees the line when it exits
+    said = [r.getMessage() for r in caplog.records if r.levelname != "DEBUG"]
+    assert said == [
+        f"the auction button (GPIO{PINS.auction}) not released cleanly ('GPIO busy'): the system frees it as the "
+        "unit ends"
+    ]
+    for pin in (PINS.power, PINS.build):  # the buttons after it, the LED and the buzzer: closed all the same
+        DigitalInputDevice(pin, pin_factory=backend.factory).close()
+    LED(PINS.led, pin_factory=backend.factory).close()
+    LED(PINS.buzzer, pin_factory=backend.factory).close()
+    assert backend.inputs == {} and backend.led is None and backend.buzzer is None
+    del stuck.close  # the line free at last: the device's own __del__ closes it without a word

@@ -309,7 +309,9 @@ class Launch:
 
     def _close(self) -> None:
         if self.pin_factory is not None:
-            self.pin_factory.close()  # after the backend's close (in Runtime.run): every pin released
+            from unit.backends.gpio import close_calmly
+
+            close_calmly(self.pin_factory, "the GPIO chip")  # after the backend's close (in Runtime.run)
         if self.trace_file not in (None, sys.stdout):
             assert self.trace_file is not None
             try:

@@ -232,6 +232,33 @@ def refused_pin(name: str, gpio: int) -> Iterator[None]:
         raise UserError(f"pins.{name}", Text("errors.pin_refused", pin=gpio, reason=str(error))) from None
 
 
+#: How often, and how far apart, closing a device or the pin factory is tried (:func:`close_calmly`).
+CLOSE_TRIES = 5
+CLOSE_RETRY_INTERVAL = 0.05
+
+
+def close_calmly(thing: Any, what: str, sleep: Callable[[float], None] = time.sleep) -> bool:
+    """Close a gpiozero device or pin factory; a failure is tried again a moment later, then is one line.
+
+    gpiozero resets a closed pin by claiming it again as an input. For a button, lgpio first frees the line
+    while its alert thread may still be in ``ppoll()`` on it (lgPthAlerts.c: 0.5 ms polls; lgGpioFree waits
+    2 ms for it), and the kernel releases the line only when that poll returns: the claim fails with
+    « GPIO busy » on a loaded Pi (seen at shutdown in the system test's Pi 3 B boot, a traceback in the
+    journal). A moment later it succeeds. Whatever still fails is logged and left: the unit is ending, and
+    the kernel frees every line of a process that exits.
+    """
+    for attempt in range(1, CLOSE_TRIES + 1):
+        try:
+            thing.close()
+            return True
+        except Exception as error:  # lgpio.error('GPIO busy'), a pin already gone...
+            if attempt == CLOSE_TRIES:
+                log.warning("%s not released cleanly (%s): the system frees it as the unit ends", what, error)
+                return False
+            sleep(CLOSE_RETRY_INTERVAL)
+    return False  # not reached
+
+
 def open_oled(settings: DisplaySettings) -> Any:
     """The real OLED on I2C (luma.oled's ssd1306 or sh1106)."""
     from luma.core.interface.serial import i2c
@@ -749,7 +776,10 @@ class Gpio(Backend):
         if self.player is not None:
             self.player.close()
             self.player = None
-        for device in [*self.inputs.values(), self.led, self.buzzer]:
+        pins = self.config.pins
+        devices = [(f"the {name} button (GPIO{getattr(pins, name)})", device) for name, device in self.inputs.items()]
+        devices += [(f"the LED (GPIO{pins.led})", self.led), (f"the buzzer (GPIO{pins.buzzer})", self.buzzer)]
+        for what, device in devices:
             if device is not None:
-                device.close()
+                close_calmly(device, what)  # each one, whatever the one before did
         self.inputs, self.led, self.buzzer = {}, None, None
