@@ -109,6 +109,32 @@ def test_pairing_in_the_browser_then_the_remote_starts_an_auction(chromium, tmp_
         assert page.get_attribute("#led", "data-mode") == "blink"
 
 
+def test_the_remote_from_a_keyboard_and_a_click_each_press_once(chromium, tmp_path):
+    """Enter or Space on a focused button is a short press (sent whole: ``action=tap``); a finger's click sends its
+    press and its release, not a tap as well. ON/OFF twice in a game would switch it off: once is « ÉTEINDRE ? »."""
+    codes: list[str] = []
+    with RunningUnit(tmp_path, on_code=codes.append) as unit, serving(tmp_path) as base, phone(chromium) as page:
+        page.goto(base + "/remote")
+        wait_for_unit(page)
+        page.click("#request-code")
+        page.wait_for_selector("#message.shown")
+        page.fill("#code", unit.shown_code(codes))
+        page.click("#pair")
+        page.wait_for_selector("#message.paired")
+        page.focus("[data-button='power']")
+        page.keyboard.press("Enter")
+        wait_for(lambda: unit.runtime.unit.state == "ready")
+        page.keyboard.press("Space")  # the same button, still focused: « ÉTEINDRE ? », the game goes on
+        wait_for(lambda: unit.runtime.unit._asking)
+        page.focus("[data-button='auction']")
+        page.keyboard.press("Enter")  # anything else keeps the game: an auction
+        wait_for(lambda: unit.runtime.unit.state == "countdown")
+        page.click("[data-button='power']")  # a finger: « ÉTEINDRE ? » again, not off
+        wait_for(lambda: unit.runtime.unit._asking)
+        page.wait_for_timeout(500)  # a tap sent beside the click would have arrived by now
+        assert unit.runtime.unit.state == "countdown" and unit.runtime.unit._asking
+
+
 @contextlib.contextmanager
 def evil_site(form_html: str):
     """Another origin (another port) serving one page: a form that posts itself to the unit's service."""

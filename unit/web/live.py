@@ -175,17 +175,26 @@ async def events(request: Request) -> Response:
 
 
 async def press(request: Request) -> Response:
-    """A button pressed or released on the remote (a paired phone; a release always for the one it holds)."""
+    """A button pressed or released on the remote (a paired phone; a release always for the one it holds).
+
+    ``action=tap`` is a short press whole: the press and its release go to the unit together, so no delay on the
+    way (a slow network, a busy service) can stretch it into a long press, which switches the box off. The page
+    sends it for a click without a finger's press and lift (a keyboard's Enter or Space).
+    """
     web = web_of(request)
     session, fields = await checked_form(request)
     button, action = fields.get("button"), fields.get("action", "press")
-    if button not in BUTTON_NAMES or action not in ("press", "release"):
+    if button not in BUTTON_NAMES or action not in ("press", "release", "tap"):
         raise Refused(400, Text("web.refused.bad_press"))
     held = web.held.setdefault(str(session.get("id")), {})
     # A button this phone holds may always be let go (switching off unpairs it mid-press).
     if not (paired(request, session) or (action == "release" and button in held)):
         raise Refused(403, Text("web.refused.not_paired"))
-    if not await web.hub.send({action: button}):
+    if action == "tap":  # (a finger already on it: the tap lets go of it too, below)
+        sent = await web.hub.send({"press": button}) and await web.hub.send({"release": button})
+    else:
+        sent = await web.hub.send({action: button})
+    if not sent:
         raise Refused(503, Text("web.refused.unit_not_running"))
     if action == "press":
         if button in held:

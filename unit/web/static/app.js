@@ -276,10 +276,16 @@
       el.classList.remove("down");
       send(el.dataset.button, "release");
     };
+    // A click with no finger's press and lift (Enter or Space on a focused button): a short press, sent whole.
+    const tap = (event) => {
+      if (event.detail !== 0 || down) return;
+      send(el.dataset.button, "tap");
+    };
     el.addEventListener("pointerdown", press);
     el.addEventListener("pointerup", release);
     el.addEventListener("pointercancel", release);
     el.addEventListener("pointerleave", release);
+    el.addEventListener("click", tap);
     el.addEventListener("contextmenu", (event) => event.preventDefault());
   }
   window.addEventListener("pagehide", () => {
