@@ -110,8 +110,9 @@ def test_pairing_in_the_browser_then_the_remote_starts_an_auction(chromium, tmp_
 
 
 def test_the_remote_from_a_keyboard_and_a_click_each_press_once(chromium, tmp_path):
-    """Enter or Space on a focused button is a short press (sent whole: ``action=tap``); a finger's click sends its
-    press and its release, not a tap as well. ON/OFF twice in a game would switch it off: once is « ÉTEINDRE ? »."""
+    """Enter or Space on a focused button is a short press (sent whole: ``action=tap``), a held Enter too; a finger's
+    click sends its press and its release, not a tap as well. ON/OFF twice in a game would switch it off: once is
+    « ÉTEINDRE ? »."""
     codes: list[str] = []
     with RunningUnit(tmp_path, on_code=codes.append) as unit, serving(tmp_path) as base, phone(chromium) as page:
         page.goto(base + "/remote")
@@ -122,10 +123,15 @@ def test_the_remote_from_a_keyboard_and_a_click_each_press_once(chromium, tmp_pa
         page.click("#pair")
         page.wait_for_selector("#message.paired")
         page.focus("[data-button='power']")
-        page.keyboard.press("Enter")
+        page.keyboard.press("Space")  # a click on the key's release
         wait_for(lambda: unit.runtime.unit.state == "ready")
-        page.keyboard.press("Space")  # the same button, still focused: « ÉTEINDRE ? », the game goes on
-        wait_for(lambda: unit.runtime.unit._asking)
+        page.keyboard.down("Enter")  # the same button, still focused, the key held: it repeats (repeat: true)...
+        page.keyboard.down("Enter")
+        page.keyboard.down("Enter")
+        page.keyboard.up("Enter")
+        wait_for(lambda: unit.runtime.unit._asking)  # ...but one tap: « ÉTEINDRE ? », not off
+        page.wait_for_timeout(500)
+        assert unit.runtime.unit.state == "ready"
         page.focus("[data-button='auction']")
         page.keyboard.press("Enter")  # anything else keeps the game: an auction
         wait_for(lambda: unit.runtime.unit.state == "countdown")

@@ -244,7 +244,7 @@ def close_calmly(thing: Any, what: str, sleep: Callable[[float], None] = time.sl
     while its alert thread may still be in ``ppoll()`` on it (lgPthAlerts.c: 0.5 ms polls; lgGpioFree waits
     2 ms for it), and the kernel releases the line only when that poll returns: the claim fails with
     « GPIO busy » on a loaded Pi (seen at shutdown in the system test's Pi 3 B boot, a traceback in the
-    journal). A moment later it succeeds. Whatever still fails is logged and left: the unit is ending, and
+    journal). A moment later it succeeds. Whatever still fails is one line, and left: the unit is ending, and
     the kernel frees every line of a process that exits.
     """
     for attempt in range(1, CLOSE_TRIES + 1):
@@ -253,7 +253,9 @@ def close_calmly(thing: Any, what: str, sleep: Callable[[float], None] = time.sl
             return True
         except Exception as error:  # lgpio.error('GPIO busy'), a pin already gone...
             if attempt == CLOSE_TRIES:
-                log.warning("%s not released cleanly (%s): the system frees it as the unit ends", what, error)
+                log.warning("%s not released cleanly (%s): the system frees it as the unit ends", what, str(error))
+                # Not again from gpiozero's __del__, which would print « Exception ignored in ... » at exit.
+                thing.close = lambda: None
                 return False
             sleep(CLOSE_RETRY_INTERVAL)
     return False  # not reached

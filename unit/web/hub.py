@@ -200,22 +200,26 @@ class UnitHub:
         if record.KIND in PUBLIC_KINDS:
             self._broadcast(obj)
 
-    async def send(self, message: Message | dict[str, Any]) -> bool:
-        """Send one message to the unit; False when no unit is there (or it is not a message the unit takes).
+    async def send(self, *messages: Message | dict[str, Any]) -> bool:
+        """Send messages to the unit; False when no unit is there (or one is not a message the unit takes: then
+        none is sent). Several are written together, then awaited once: a tap's press and release go back to back.
 
         A message may also be given as its JSON data (``{"press": "auction"}``): it is read as the unit
         reads it, so nothing the unit would refuse is sent.
         """
-        if isinstance(message, dict):
-            read = message_from(message)
-            if isinstance(read, BadLine):
-                log.warning("not sent to the unit: %s", read.error)
-                return False
-            message = read
+        lines = []
+        for message in messages:
+            if isinstance(message, dict):
+                read = message_from(message)
+                if isinstance(read, BadLine):
+                    log.warning("not sent to the unit: %s", read.error)
+                    return False
+                message = read
+            lines.append(message.line())
         writer = self._writer
         if writer is None:
             return False
-        writer.write(message.line())
+        writer.write(b"".join(lines))
         try:
             await asyncio.wait_for(writer.drain(), ANSWER_SECONDS)
         except (OSError, TimeoutError):

@@ -191,7 +191,7 @@ async def press(request: Request) -> Response:
     if not (paired(request, session) or (action == "release" and button in held)):
         raise Refused(403, Text("web.refused.not_paired"))
     if action == "tap":  # (a finger already on it: the tap lets go of it too, below)
-        sent = await web.hub.send({"press": button}) and await web.hub.send({"release": button})
+        sent = await web.hub.send({"press": button}, {"release": button})  # one write: the release right behind
     else:
         sent = await web.hub.send({action: button})
     if not sent:

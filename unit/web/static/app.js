@@ -286,6 +286,10 @@
     el.addEventListener("pointercancel", release);
     el.addEventListener("pointerleave", release);
     el.addEventListener("click", tap);
+    // A held Enter repeats its click: one tap per key press (twice on ON/OFF would switch the game off).
+    el.addEventListener("keydown", (event) => {
+      if (event.repeat) event.preventDefault();
+    });
     el.addEventListener("contextmenu", (event) => event.preventDefault());
   }
   window.addEventListener("pagehide", () => {
