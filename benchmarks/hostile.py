@@ -1317,7 +1317,9 @@ def unit_timing(
 
     The unit is ``monopoly-city run --backend headless`` on the real clock with a state folder (so its phone link,
     the socket, and its saves), playing back-to-back auctions from a script, its ``--trace`` on disk; its web
-    service (``serve --state-dir``, Nice=10 as its systemd unit) runs beside it for the whole run. Once ``quiet``
+    service (``serve --state-dir``, Nice=10 as its systemd unit) runs beside it for the whole run: started and
+    answering first, so that neither its start-up's load falls on the quiet auctions nor a slow start-up (a busy
+    host) lets the script's auctions all end before the attack begins. Once ``quiet``
     auctions have ended, ``attack(box)`` (a context manager on a :class:`Box`, yielding a dict that it fills
     with its figures) starts; the auctions that start after it is under way are the attacked ones, until the
     script ends. Each end's lateness is read from the trace (:func:`auction_ends`).
@@ -1335,45 +1337,47 @@ def unit_timing(
         until = auction_script(script, total, seconds)
         env = dict(os.environ, SDL_VIDEODRIVER="dummy", SDL_AUDIODRIVER="dummy", GPIOZERO_PIN_FACTORY="mock")
         command = [sys.executable, "-m", "unit", "run", "--backend", "headless", "--lang", "en"]
-        launched = time.monotonic()
-        unit = subprocess.Popen(
-            [*command, "--state-dir", str(state), "--script", str(script), "--trace", str(trace)],
-            cwd=ROOT,
-            env=env,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
-            text=True,
-        )
-        codes: list[str] = []
-        journal: list[str] = []
-
-        def read_journal() -> None:
-            for line in unit.stderr:
-                if m := re.search(r"pairing code for the phone: (\d+)", line):
-                    codes.append(m.group(1))
-                else:
-                    journal.append(line.rstrip("\n"))
-
-        reader = threading.Thread(target=read_journal, daemon=True)
-        reader.start()
-        service = None
-        figures: dict = {}
-        under_way = total
+        service, port = serve_unit(state)  # (it finds the unit's socket once there, as on the box)
         try:
-            wait_until(lambda: (state / "unit.sock").exists() or unit.poll() is not None, 30)
-            service, port = serve_unit(state)
-            box = Box(state, port, codes, launched + until + 1.0)
-            wait_until(lambda: len(auction_ends(read_trace(trace), seconds)) >= quiet or unit.poll() is not None, until)
-            with attack(box) as figures:
-                under_way = sum(1 for r in read_trace(trace) if r.get("state") == "countdown")
-                unit.wait(box.remaining() + 30)
+            launched = time.monotonic()
+            unit = subprocess.Popen(
+                [*command, "--state-dir", str(state), "--script", str(script), "--trace", str(trace)],
+                cwd=ROOT,
+                env=env,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.PIPE,
+                text=True,
+            )
+            codes: list[str] = []
+            journal: list[str] = []
+
+            def read_journal() -> None:
+                for line in unit.stderr:
+                    if m := re.search(r"pairing code for the phone: (\d+)", line):
+                        codes.append(m.group(1))
+                    else:
+                        journal.append(line.rstrip("\n"))
+
+            reader = threading.Thread(target=read_journal, daemon=True)
+            reader.start()
+            figures: dict = {}
+            under_way = total
+            try:
+                wait_until(lambda: (state / "unit.sock").exists() or unit.poll() is not None, 30)
+                box = Box(state, port, codes, launched + until + 1.0)
+                wait_until(
+                    lambda: len(auction_ends(read_trace(trace), seconds)) >= quiet or unit.poll() is not None, until
+                )
+                with attack(box) as figures:
+                    under_way = sum(1 for r in read_trace(trace) if r.get("state") == "countdown")
+                    unit.wait(box.remaining() + 30)
+            finally:
+                if unit.poll() is None:
+                    unit.kill()
+                    unit.wait()
         finally:
-            if service is not None:
-                service.terminate()
-                service.wait(10)
-            if unit.poll() is None:
-                unit.kill()
-                unit.wait()
+            service.terminate()
+            service.wait(10)
         reader.join(5)
         unit.stderr.close()
         late = auction_ends(read_trace(trace), seconds)
