@@ -60,6 +60,9 @@ BAD_CONFIG = GUEST_CONFIG.replace("led: 6", "led: 40")
 AUCTION_SECONDS = 50.0
 #: The game the phone pays in until the power is cut (its file: ``coupure.game.yaml``).
 PAYMENTS_GAME = "Coupure"
+#: How long a bank page is waited for before it is asked again (times the guest's pace): the web service draws it
+#: under its tenth of a core and TCG; a page asked again before the first was drawn doubles its work.
+PAGE_SECONDS = 120.0
 #: How a phone on the table's network names the box: its address on QEMU's user network and the service's port.
 #: The host reaches it through a forwarded port of its own, but the web service answers only to its own names and
 #: addresses with its own port (unit.web.guard.HostCheck), so the requests say this Host, as a phone's would.
@@ -167,9 +170,10 @@ class Report:
 class Phone:
     """A phone's browser, reduced to what the checks need: the session cookie, CSRF tokens, forms, the stream."""
 
-    def __init__(self, port: int, host: str = GUEST_HOST):
+    def __init__(self, port: int, host: str = GUEST_HOST, pace: Callable[[], float] = lambda: 1.0):
         self.port = port
         self.host = host  # the address the phone typed (the Host header)
+        self.pace = pace  # the guest's (Guest.pace): every wait and request timeout stretched by it
         self.cookie = ""
         self.token = ""  # the paired session's CSRF token
         self.records: list[tuple[float, dict[str, Any]]] = []  # the live stream: (host time, record)
@@ -177,7 +181,7 @@ class Phone:
     def request(
         self, method: str, path: str, form: dict[str, str] | None = None, timeout: float = 60
     ) -> tuple[int, str, str]:
-        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout)
+        connection = http.client.HTTPConnection("127.0.0.1", self.port, timeout=timeout * self.pace())
         headers = {"Host": self.host} | ({"Cookie": self.cookie} if self.cookie else {})
         body = None
         if form is not None:
@@ -268,7 +272,8 @@ class Phone:
         return next((t for t, record in list(self.records) if t >= after and predicate(record)), None)
 
     def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float, after: float = 0.0) -> float | None:
-        end = time.monotonic() + timeout
+        """When a record since ``after`` (host time) holds, waited for ``timeout`` seconds times the pace."""
+        end = time.monotonic() + timeout * self.pace()
         while time.monotonic() < end:
             found = self.first(predicate, after)
             if found is not None:
@@ -306,7 +311,7 @@ class Payments:
                 "edition": "classic-fr",
                 "players": "Alice, Bruno",
             }
-            status, where, _ = self.phone.request("POST", "/games", form, timeout=120)
+            status, where, _ = self.phone.request("POST", "/games", form, timeout=PAGE_SECONDS)
         except (OSError, http.client.HTTPException, GuestError) as error:
             status, where = 0, f"{type(error).__name__}: {error}"
         if status != 303 or not where.startswith("/games/"):
@@ -322,9 +327,9 @@ class Payments:
         # past 60 s on a slow host) is asked again, as a banker would; only a connection lost ends the taps.
         while True:
             try:
-                _, _, page = self.phone.request("GET", self.path, timeout=120)
+                _, _, page = self.phone.request("GET", self.path, timeout=PAGE_SECONDS)
             except TimeoutError:
-                self.refused.append(f"GET {self.path}: no answer in 120 s")
+                self.refused.append(f"GET {self.path}: no answer in {PAGE_SECONDS * self.phone.pace():.0f} s")
                 continue
             except (OSError, http.client.HTTPException):
                 return  # the power was cut
@@ -336,11 +341,11 @@ class Payments:
             form = {"csrf": csrf[1], "version": version[1], "action": "player", "player": "0", "op": "salary"}
             self.in_flight = True
             try:
-                status, where, _ = self.phone.request("POST", f"{self.path}/bank", form, timeout=120)
+                status, where, _ = self.phone.request("POST", f"{self.path}/bank", form, timeout=PAGE_SECONDS)
             except TimeoutError:
                 self.in_flight = False
                 self.unanswered += 1
-                self.refused.append("a payment: no answer in 120 s")
+                self.refused.append(f"a payment: no answer in {PAGE_SECONDS * self.phone.pace():.0f} s")
                 continue
             except (OSError, http.client.HTTPException):
                 return  # the power was cut, the payment in flight
@@ -390,13 +395,26 @@ def show(guest: Guest, service: str, *properties: str) -> dict[str, str]:
 
 
 def wait_active(guest: Guest, service: str, timeout: float) -> dict[str, str] | None:
-    end = time.monotonic() + timeout
+    """The service's state once active, waited for ``timeout`` seconds times the guest's pace; None if never."""
+    end = time.monotonic() + timeout * guest.pace
     while time.monotonic() < end:
         values = show(guest, service, "ActiveState", "SubState", "Type", "MainPID", "NRestarts")
         if values.get("ActiveState") == "active":
             return values
         time.sleep(2)
     return None
+
+
+def service_said(guest: Guest, service: str, count: int = 4) -> str:
+    """A service's state and the last lines systemd and it logged in this boot, in one line: what a check that
+    found it not doing its part reports (a CI run's « not active; journal: [] » said nothing of why)."""
+    values = show(guest, service, "ActiveState", "SubState", "Result", "NRestarts")
+    text = guest.out(f"sudo journalctl -b -u {service} -n {count} -o cat --no-pager", check=False)
+    last = [line.strip()[-200:] for line in text.splitlines() if line.strip()]
+    return (
+        f"{service} {values.get('ActiveState', '?')} ({values.get('SubState', '?')}, {values.get('Result', '?')}, "
+        f"{values.get('NRestarts', '?')} restarts), its last lines: {last}"
+    )
 
 
 def unit_journal(guest: Guest, since: str, invocation: str = "") -> list[str]:
@@ -463,7 +481,7 @@ class SystemTest:
         self.wheels = wheels
         self.sources = sources
         self.log = log
-        self.phone = Phone(0)
+        self.phone = Phone(0, pace=lambda: self.guest.pace)
         self.payments: Payments | None = None  # the GO salaries tapped until the power cut
         self.ready_at = 0.0  # host time the game started (the power key's press reached the unit)
         self.wired = ""  # the guest's wired link, let go by NetworkManager while the radios are on
@@ -491,8 +509,11 @@ class SystemTest:
                 fresh = " on a fresh copy of the card"
             seconds = self.guest.boot(machine=machine)
             again = f"; at the first try {fault} (its console: {kept.name}): booted again{fresh}"
-        self.report.ok(f"boot {self.guest.boots}", f"{why}: SSH answered {seconds:.0f} s after QEMU started{again}")
-        self.phone = Phone(self.guest.web_port)
+        slow = f" (a slow host: the waits stretched ×{self.guest.pace:.1f})" if self.guest.pace > 1.1 else ""
+        self.report.ok(
+            f"boot {self.guest.boots}", f"{why}: SSH answered {seconds:.0f} s after QEMU started{slow}{again}"
+        )
+        self.phone = Phone(self.guest.web_port, pace=lambda: self.guest.pace)
 
     # 0. the card's first boot, as a Raspberry Pi 3 B ---------------------------------------------------
 
@@ -811,12 +832,12 @@ class SystemTest:
         guest = self.guest
         if self.wifi_restarted is None:
             return  # no radios: said once by radios
-        forward: subprocess.Popen[bytes] | None = None
+        stops: list[Callable[[], None]] = []  # the phone's forwarded port, once made
         try:
-            forward = self._box_wifi_checks(self.wifi_restarted)
+            self._box_wifi_checks(self.wifi_restarted, stops)
         finally:
-            if forward is not None:
-                forward.terminate()
+            for stop in stops:
+                stop()
             guest.ssh(
                 "sudo pkill -f wifi_phone.py; sudo kill $(cat /run/phone/wpa.pid) $(cat /run/home/wpa.pid) 2>/dev/null;"
                 " sudo pkill -f 'busybox udhcpd'; sudo ip netns del phone; sudo ip netns del home;"
@@ -825,7 +846,7 @@ class SystemTest:
             )
 
     def _wait_out(self, command: str, good: Callable[[str], bool], timeout: float) -> str | None:
-        end = time.monotonic() + timeout
+        end = time.monotonic() + timeout * self.guest.pace
         while time.monotonic() < end:
             out = self.guest.out(command, check=False)
             if good(out):
@@ -837,8 +858,9 @@ class SystemTest:
         found = self._wait_out(f"cat {WIFI_STATUS}", lambda out: f'"on": {str(on).lower()}' in out, timeout)
         return json.loads(found) if found else None
 
-    def _box_wifi_checks(self, restarted: float) -> subprocess.Popen[bytes] | None:
-        """``restarted``: when the helper was started (the guest's clock), its wait running since."""
+    def _box_wifi_checks(self, restarted: float, stops: list[Callable[[], None]]) -> None:
+        """``restarted``: when the helper was started (the guest's clock), its wait running since; what is to be
+        stopped at the end goes in ``stops``."""
         guest, report, phone = self.guest, self.report, self.phone
         status = self._wifi_status(True, 240)
         # When the helper wrote « on » (the file is replaced whole), not when the test looked: the guest's clock.
@@ -852,7 +874,7 @@ class SystemTest:
             if status
             else f"no access point {up:.0f} s after its service started",
         ):
-            return None
+            return
         assert status is not None
         name, password = status["name"], status["password"]
         # What the table sees: CONSTRUCTION on the welcome screen, the Wi-Fi's QR code; the share page, the same.
@@ -905,7 +927,7 @@ class SystemTest:
             "wpa_supplicant (WPA2) and busybox udhcpc in the phone's namespace: "
             + (f"{address.group(1)} by DHCP {joined:.1f} s after it began" if address else f"no lease: {lease[-200:]}"),
         ):
-            return None
+            return
         # Its browser: every request crosses the radio (systemtest/wifi_phone.py, reached through SSH).
         guest.ssh(
             "sudo rm -f /run/phone/web.sock; sudo sh -c 'ip netns exec phone setsid python3"
@@ -913,9 +935,8 @@ class SystemTest:
         )
         self._wait_out("ls /run/phone", lambda out: "web.sock" in out, 20)
         port = free_port()
-        forward = guest.forward(port, "/run/phone/web.sock")
-        time.sleep(3)
-        on_wifi = Phone(port, host="10.42.0.1:8080")
+        stops.append(guest.forward(port, "/run/phone/web.sock"))
+        on_wifi = Phone(port, host="10.42.0.1:8080", pace=lambda: guest.pace)
         page_status, _, page = on_wifi.request("GET", "/")
         code = on_wifi.pair(guest)
         on_wifi.listen()
@@ -957,7 +978,6 @@ class SystemTest:
         self._wifi_status(False, 60)
         self._leave_menu()
         self._back_at_home()
-        return forward
 
     def _back_at_home(self) -> None:
         """The home Wi-Fi of the card's monopoly-city.txt comes on air (the third radio: WPA2, and busybox's DHCP
@@ -1183,11 +1203,19 @@ class SystemTest:
             f"{len(fast)} fast of {sum(fast) / max(1, len(fast)):.3f} s, dark {end - start:.3f} s after it lit; "
             f"the unit switched it off {late:+.0f} ms after its {AUCTION_SECONDS:.0f} s deadline (its trace; TCG)",
         )
+        lag = ""
+        if sold is None:  # the stream stopped, or lags: how long since its last record, and the service's state
+            last = phone.records[-1] if phone.records else None
+            lag = (
+                f"; its last record « {last[1].get('kind')} » {time.monotonic() - last[0]:.0f} s ago"
+                if last
+                else "; no record at all"
+            ) + f"; {service_said(guest, WEB)}"
         self.report.check(
             "auction on the stream",
             counting is not None and sold is not None,
             f"countdown then « sold » {(sold - counting) if sold and counting else float('nan'):.2f} s "
-            f"later on /events (host clock)",
+            f"later on /events (host clock){lag}",
         )
 
     # 4. power cuts ---------------------------------------------------------------------------------
@@ -1205,7 +1233,7 @@ class SystemTest:
         self.start_payments()  # when the auction's countdown was not seen, they start now
         payments = self.payments
         assert payments is not None
-        end = time.monotonic() + 300  # the game's first page alone has taken a minute (Payments._run)
+        end = time.monotonic() + 300 * self.guest.pace  # the game's first page alone took a minute (Payments._run)
         while time.monotonic() < end and len(payments.answered) < 3 and payments.alive():
             time.sleep(0.5)
         answered = len(payments.answered)
@@ -1213,7 +1241,9 @@ class SystemTest:
             "payments",
             answered >= 3,
             f"{answered} GO salaries tapped on {payments.path or '(no game)'} answered 303 so far; the taps go "
-            "on until the cut" + (f" (last refusal: {payments.refused[-1]})" if payments.refused else ""),
+            "on until the cut"
+            + (f" (last refusal: {payments.refused[-1]}, {len(payments.refused)} in all)" if payments.refused else "")
+            + ("" if answered >= 3 else f"; {service_said(self.guest, WEB)}"),
         )
 
     def payments_kept(self) -> None:
@@ -1271,6 +1301,8 @@ class SystemTest:
             detail += " (the outage itself not counted: the guest's clock is not NTP-synchronised)"
         if tracebacks:
             detail += f"; {len(tracebacks)} traceback(s) in the unit's journal, the last one {tracebacks[-1]}"
+        if not values or not resumed:
+            detail += f"; {service_said(guest, UNIT)}"
         self.report.check(what, bool(values and resumed and not tracebacks), detail)
 
     def cut_during_save(self) -> None:
@@ -1292,11 +1324,14 @@ class SystemTest:
     def watchdog(self) -> None:
         guest = self.guest
         before = show(guest, UNIT, "MainPID", "NRestarts")
+        if before.get("MainPID", "0") == "0":  # « kill -STOP 0 » would stop the test's own SSH session
+            self.report.fail("watchdog", f"no unit process to stop: {service_said(guest, UNIT)}")
+            return
         since = guest.out("date +%s").strip()
         stopped = time.monotonic()
         guest.ssh(f"sudo kill -STOP {before['MainPID']}")
         restarted = None
-        while time.monotonic() - stopped < 120:
+        while time.monotonic() - stopped < 120 * guest.pace:
             now = show(guest, UNIT, "MainPID", "NRestarts", "ActiveState")
             if now.get("ActiveState") == "active" and now.get("MainPID") not in ("0", before["MainPID"]):
                 restarted = time.monotonic() - stopped

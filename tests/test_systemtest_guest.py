@@ -11,18 +11,25 @@ from pathlib import Path
 
 import pytest
 
-from systemtest.guest import Guest
+from systemtest.guest import Guest, GuestError, free_port, listening
 from systemtest.image import Image
 
 FAKE_SSH = """#!{python}
-import json, os, signal, sys, time
+import json, os, signal, socket, sys, time
 argv = sys.argv[1:]
 with open({calls!r}, "a") as calls:
     calls.write(json.dumps(argv) + "\\n")
 options = dict(argv[i + 1].split("=", 1) for i, word in enumerate(argv) if word == "-o")
+signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
 if "-M" in argv:  # the master: its socket, then it stays until it is told to go
     open(options["ControlPath"], "w").close()
-    signal.signal(signal.SIGTERM, lambda *_: sys.exit(0))
+    while True:
+        time.sleep(1)
+if "-N" in argv and "-L" in argv:  # a forward on a connection of its own: it listens once connected (slowly)
+    time.sleep(1.5)
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", int(argv[argv.index("-L") + 1].split(":")[1])))
+    listener.listen()
     while True:
         time.sleep(1)
 print("done")
@@ -130,3 +137,35 @@ def test_a_kernel_crash_is_a_fault_on_any_machine(tmp_path):
         made.emulator_fault()
         == "the guest kernel crashed (Internal error: Oops: 0000000096000004 [#1] SMP at pick_next_task+0x1c/0x60)"
     )
+
+
+def test_a_forward_on_the_boots_connection_is_asked_of_it_and_cancelled_by_what_it_returns(guest, tmp_path):
+    guest._open_master()
+    stop = guest.forward(8123, "/run/phone/web.sock")
+    stop()
+    _, forward, cancel = calls(tmp_path)
+    assert forward[-7:-1] == ["-O", "forward", "-L", "127.0.0.1:8123:/run/phone/web.sock", "-p", "2222"]
+    assert f"ControlPath={guest._control}" in forward and cancel[cancel.index("-O") + 1] == "cancel"
+
+
+def test_without_a_connection_a_forward_returns_once_its_port_listens(guest, tmp_path):
+    """A CI run asked its first page 3 s after ``ssh -L`` started, on a slow host: refused (nothing listened)."""
+    port = free_port()
+    stop = guest.forward(port, "/run/phone/web.sock")  # its ssh listens 1.5 s after it started
+    assert listening(port)
+    stop()
+
+
+def test_a_forward_whose_ssh_gave_up_is_an_error_not_a_refused_page(guest, tmp_path):
+    guest.ssh_port = 2222
+    (tmp_path / "bin" / "ssh").write_text(f"#!{sys.executable}\nimport sys; sys.exit(255)\n")
+    with pytest.raises(GuestError, match="not listening"):
+        guest.forward(free_port(), "/run/phone/web.sock")
+
+
+def test_a_slow_hosts_commands_get_their_timeout_times_the_pace(guest, tmp_path):
+    (tmp_path / "bin" / "ssh").write_text(f"#!{sys.executable}\nimport time; time.sleep(1.2); print('late')\n")
+    with pytest.raises(GuestError, match="did not end within 1 s"):
+        guest.out("true", timeout=1)
+    guest.pace = 2.0
+    assert guest.out("true", timeout=1) == "late\n"

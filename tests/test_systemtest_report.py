@@ -68,6 +68,7 @@ class CrashingGuest:
     ):
         self.folder, self.boots, self.cuts, self.web_port, self.disks = folder, first, 0, 8080, []
         self.failing = console
+        self.pace = 1.0
 
     @property
     def console(self):
@@ -137,7 +138,8 @@ class SlowBank:
 
     PAGE = '<form data-csrf="tok"><input name="version" value="7"></form>'
 
-    def __init__(self) -> None:
+    def __init__(self, pace: float = 1.0) -> None:
+        self.pace = lambda: pace
         self.calls: list[tuple[str, float]] = []
         self.answers = [TimeoutError(), (200, "", self.PAGE), TimeoutError(), (200, "", self.PAGE), (303, "/g", "")]
 
@@ -159,6 +161,74 @@ def test_a_slow_bank_page_is_asked_again_and_a_payment_never_answered_is_counted
     assert all(timeout >= 120 for _, timeout in phone.calls)
     assert len(payments.answered) == 1 and payments.unanswered == 1 and not payments.in_flight
     assert payments.refused == ["GET /games/coupure: no answer in 120 s", "a payment: no answer in 120 s"]
+
+
+def test_on_a_slow_host_a_bank_page_is_waited_for_as_much_longer_as_the_guest_booted_slower():
+    phone = SlowBank(pace=2.75)  # the phone's request stretches its own timeout; the refusal says the real wait
+    payments = run.Payments(phone, "/games/coupure")  # type: ignore[arg-type]
+    payments._run()
+    assert payments.refused == ["GET /games/coupure: no answer in 330 s", "a payment: no answer in 330 s"]
+
+
+def test_a_phone_stretches_its_waits_and_its_requests_by_the_guests_pace(monkeypatch):
+    clock = [0.0]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(run.time, "sleep", lambda seconds: clock.__setitem__(0, clock[0] + seconds))
+    phone = run.Phone(1, pace=lambda: 3.0)
+    assert phone.wait(lambda record: True, 10) is None
+    assert 30.0 <= clock[0] < 30.2  # 10 s of waiting, three times over
+
+    made = {}
+
+    class Connection:
+        def __init__(self, host, port, timeout):
+            made["timeout"] = timeout
+            raise TimeoutError
+
+    monkeypatch.setattr(run.http.client, "HTTPConnection", Connection)
+    with pytest.raises(TimeoutError):
+        phone.request("GET", "/", timeout=60)
+    assert made["timeout"] == 180
+
+
+def test_a_slow_boot_is_said_in_its_line(tmp_path, capsys):
+    guest = CrashingGuest(tmp_path, first=0, console="")
+    (tmp_path / "console-1-failed.log").write_text("")  # no fault: it boots at once
+    guest.pace = 2.76
+    test = run.SystemTest(guest, run.Report(), tmp_path, tmp_path, None)  # type: ignore[arg-type]
+    test.boot("after the cut during a save")
+    assert "SSH answered 61 s after QEMU started (a slow host: the waits stretched ×2.8)" in capsys.readouterr().out
+
+
+class StoppedUnit:
+    """A guest whose unit is not running (systemd's MainPID 0): its commands written down."""
+
+    def __init__(self) -> None:
+        self.pace = 1.0
+        self.commands: list[str] = []
+
+    def out(self, command: str, check: bool = True, **options: object) -> str:
+        self.commands.append(command)
+        if command.startswith("systemctl show"):
+            return "MainPID=0\nNRestarts=3\nActiveState=activating\nSubState=auto-restart\nResult=watchdog\n"
+        if "journalctl" in command:
+            return "monopoly-city-unit.service: Watchdog timeout (limit 30s)!\n"
+        return ""
+
+    def ssh(self, command: str, **options: object) -> None:
+        self.commands.append(command)
+
+
+def test_the_watchdog_check_never_stops_process_group_0_and_says_why_the_unit_is_not_running(tmp_path):
+    """A CI run's unit was not running when the watchdog check came: « kill -STOP 0 » stopped the test's own
+    SSH session for 120 s and said nothing of the unit."""
+    guest, report = StoppedUnit(), run.Report()
+    test = run.SystemTest(guest, report, tmp_path, tmp_path, None)  # type: ignore[arg-type]
+    test.watchdog()
+    assert not any("kill" in command for command in guest.commands)
+    ((name, detail),) = report.failures
+    assert name == "watchdog" and detail.startswith("no unit process to stop: monopoly-city-unit activating")
+    assert "auto-restart, watchdog, 3 restarts" in detail and "Watchdog timeout (limit 30s)!" in detail
 
 
 class NewGameBank(SlowBank):
