@@ -271,9 +271,12 @@ class Phone:
     def first(self, predicate: Callable[[dict[str, Any]], bool], after: float = 0.0) -> float | None:
         return next((t for t, record in list(self.records) if t >= after and predicate(record)), None)
 
-    def wait(self, predicate: Callable[[dict[str, Any]], bool], timeout: float, after: float = 0.0) -> float | None:
-        """When a record since ``after`` (host time) holds, waited for ``timeout`` seconds times the pace."""
-        end = time.monotonic() + timeout * self.pace()
+    def wait(
+        self, predicate: Callable[[dict[str, Any]], bool], timeout: float, after: float = 0.0, stretch: bool = True
+    ) -> float | None:
+        """When a record since ``after`` (host time) holds, waited for ``timeout`` seconds times the pace (unless
+        ``stretch`` is false: a wait bounded by one of the unit's own delays, which run on its clock)."""
+        end = time.monotonic() + timeout * (self.pace() if stretch else 1.0)
         while time.monotonic() < end:
             found = self.first(predicate, after)
             if found is not None:
@@ -625,9 +628,9 @@ class SystemTest:
         )
 
     def phone_page(self, name: str, through: str, note: str) -> None:
-        """``/remote`` asked until it answers (400 s at most), and when, after the kernel started: kept for
-        ``make bench``."""
-        status, end = 0, time.monotonic() + 400
+        """``/remote`` asked until it answers (400 s at most, times the pace), and when, after the kernel started:
+        kept for ``make bench``."""
+        status, end = 0, time.monotonic() + 400 * self.guest.pace
         while time.monotonic() < end and status != 200:
             try:
                 status = self.phone.request("GET", "/remote")[0]
@@ -764,7 +767,7 @@ class SystemTest:
         start_watching(self.guest)
         self.phone.listen()
         if self.phone.wait(lambda record: True, 30) is None:  # the stream's first record: the unit's state
-            self.report.fail("live stream", "no record from /events in 30 s")
+            self.report.fail("live stream", f"no record from /events in {30 * self.guest.pace:.0f} s")
 
     def settings_menu(self) -> None:
         """ENCHÈRES held on the welcome screen opens the settings, CONSTRUCTION changes one, ON/OFF leaves: each
@@ -1065,7 +1068,7 @@ class SystemTest:
         is gone round again when it went past the item, and opened again (three times at most) when it closed,
         30 s after the last press it saw.
         """
-        guest, phone = self.guest, self.phone
+        guest, phone, pace = self.guest, self.phone, self.guest.pace
         began = time.monotonic()
 
         def said(what: str) -> None:  # in the log: where a slow walk spent its time
@@ -1077,7 +1080,7 @@ class SystemTest:
                 guest.press(LINES["auction"], 2.5)
                 # The menu's screen, not the state: the state's record may come first, and the walk reads screens.
                 opened = phone.wait(screen_is("menu"), 20, after=held)
-                said("ENCHÈRES held: " + ("the menu" if opened else "no menu on the screen in 20 s"))
+                said("ENCHÈRES held: " + ("the menu" if opened else f"no menu on the screen in {20 * pace:.0f} s"))
                 if not opened:
                     continue
             for _ in range(24):  # round the menu's 7 items more than once, a press in two lost
@@ -1089,13 +1092,14 @@ class SystemTest:
                     pressed = time.monotonic()
                     guest.press(LINES["build"], TAP)
                     done = phone.wait(lambda r: r.get("kind") == "system", 30, after=pressed)
-                    said("CONSTRUCTION on the Wi-Fi item: " + ("asked" if done else "nothing asked in 30 s"))
+                    said("CONSTRUCTION on the Wi-Fi item: " + ("asked" if done else f"none in {30 * pace:.0f} s"))
                     return pressed if done else None
                 moved = time.monotonic()
                 guest.press(LINES["auction"], TAP)
                 # 8 s, not 20: in one run every other tap here was lost (the next one moved at once); a tap
                 # that was only slow is seen on the next look, and the walk goes round again if it went past.
-                screen = phone.wait(lambda r: r.get("kind") == "screen", 8, after=moved)
+                # Not stretched: the unit closes its menu 30 s after the last press, slow host or not.
+                screen = phone.wait(lambda r: r.get("kind") == "screen", 8, after=moved, stretch=False)
                 item = (shown.get("view") or {}).get("item")
                 said(f"ENCHÈRES on the item {item}: " + ("moved" if screen else "no screen in 8 s"))
         return None
@@ -1325,7 +1329,7 @@ class SystemTest:
 
     def watchdog(self) -> None:
         guest = self.guest
-        before = show(guest, UNIT, "MainPID", "NRestarts")
+        before = wait_active(guest, UNIT, 120) or {}  # between two starts, its next one
         if before.get("MainPID", "0") == "0":  # « kill -STOP 0 » would stop the test's own SSH session
             self.report.fail("watchdog", f"no unit process to stop: {service_said(guest, UNIT)}")
             return
@@ -1408,7 +1412,7 @@ class SystemTest:
             f"ON/OFF held 4 s on line {LINES['power']}: QEMU exited {time.monotonic() - started:.0f} s after the press "
             "(systemctl poweroff as the service's user, allowed by the polkit rule)"
             if off
-            else "the guest did not power off in 180 s",
+            else f"the guest did not power off in {180 * self.guest.pace:.0f} s",
         )
         if not off:
             guest.cut()

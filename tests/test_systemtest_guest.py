@@ -169,3 +169,44 @@ def test_a_slow_hosts_commands_get_their_timeout_times_the_pace(guest, tmp_path)
         guest.out("true", timeout=1)
     guest.pace = 2.0
     assert guest.out("true", timeout=1) == "late\n"
+
+
+def test_a_forward_the_boots_connection_refused_is_an_error(guest, tmp_path):
+    guest._open_master()
+    (tmp_path / "bin" / "ssh").write_text(
+        f"#!{sys.executable}\nimport sys; print('mux_client_forward: forwarding request failed', file=sys.stderr)"
+        "\nsys.exit(255)\n"
+    )
+    with pytest.raises(GuestError, match="ssh -O forward -L 127.0.0.1:8123:/run/x.sock: mux_client_forward"):
+        guest.forward(8123, "/run/x.sock")
+
+
+@pytest.mark.parametrize(("machine", "took", "pace"), [("virt", 60, 1.0), ("virt", 270, 3.0), ("raspi3b", 390, 1.5)])
+def test_a_boot_slower_than_the_usual_slowest_sets_the_pace_and_the_next_boots_wait(
+    guest, tmp_path, monkeypatch, machine, took, pace
+):
+    """The pace is the boot's time to SSH over its machine's usual slowest (SSH_SECONDS), at least 1; the next
+    boot waits for SSH that many times longer."""
+    import systemtest.guest as module
+
+    clock = [1000.0]
+    monkeypatch.setattr(module.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(module.time, "sleep", lambda seconds: clock.__setitem__(0, clock[0] + seconds))
+    qemu = [sys.executable, "-c", "import time; time.sleep(30)"]  # QEMU's arguments follow, unread
+    monkeypatch.setattr(Guest, "machine_args", lambda self, machine: qemu)
+    monkeypatch.setattr(Guest, "_open_master", lambda self: None)
+    answers = iter([1] * (took // 2 - 1) + [0])
+
+    def ssh(self, command, **options):  # each look for SSH takes the 2 s the loop sleeps; the last one answers
+        return module.subprocess.CompletedProcess([], next(answers), b"", b"")
+
+    monkeypatch.setattr(Guest, "ssh", ssh)
+    guest.boot(machine=machine)
+    guest.cut()
+    assert guest.pace == pytest.approx(pace, abs=0.05)
+    answers = iter([1] * 10_000)  # the next boot never answers: how long it waited says its limit
+    clock[0] = started = 5000.0
+    with pytest.raises(GuestError, match="no SSH"):
+        guest.boot(machine="virt")
+    guest.cut()
+    assert clock[0] - started == pytest.approx(module.BOOT_SECONDS["virt"] * guest.pace, abs=3)

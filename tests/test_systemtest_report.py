@@ -168,6 +168,7 @@ def test_on_a_slow_host_a_bank_page_is_waited_for_as_much_longer_as_the_guest_bo
     payments = run.Payments(phone, "/games/coupure")  # type: ignore[arg-type]
     payments._run()
     assert payments.refused == ["GET /games/coupure: no answer in 330 s", "a payment: no answer in 330 s"]
+    assert {timeout for _, timeout in phone.calls} == {run.PAGE_SECONDS}  # stretched once, by the phone
 
 
 def test_a_phone_stretches_its_waits_and_its_requests_by_the_guests_pace(monkeypatch):
@@ -219,13 +220,16 @@ class StoppedUnit:
         self.commands.append(command)
 
 
-def test_the_watchdog_check_never_stops_process_group_0_and_says_why_the_unit_is_not_running(tmp_path):
+def test_the_watchdog_check_never_stops_process_group_0_and_says_why_the_unit_is_not_running(tmp_path, monkeypatch):
     """A CI run's unit was not running when the watchdog check came: « kill -STOP 0 » stopped the test's own
-    SSH session for 120 s and said nothing of the unit."""
+    SSH session for 120 s and said nothing of the unit. Its next start is waited for first (2 min)."""
+    clock = [0.0]
+    monkeypatch.setattr(run.time, "monotonic", lambda: clock[0])
+    monkeypatch.setattr(run.time, "sleep", lambda seconds: clock.__setitem__(0, clock[0] + seconds))
     guest, report = StoppedUnit(), run.Report()
     test = run.SystemTest(guest, report, tmp_path, tmp_path, None)  # type: ignore[arg-type]
     test.watchdog()
-    assert not any("kill" in command for command in guest.commands)
+    assert not any("kill" in command for command in guest.commands) and 120 <= clock[0] < 125
     ((name, detail),) = report.failures
     assert name == "watchdog" and detail.startswith("no unit process to stop: monopoly-city-unit activating")
     assert "auto-restart, watchdog, 3 restarts" in detail and "Watchdog timeout (limit 30s)!" in detail
