@@ -10,4 +10,7 @@ case "${1:-}" in
 esac
 PY=/opt/monopoly-city/venv/bin/python
 [ -x "$PY" ] || exit 0
-exec timeout 10 "$PY" -m unit.app.halt --config /etc/monopoly-city/config.yaml
+# A bound, for a display that never answers: the sign takes about a second on a Pi, but 10 s was too short on
+# an emulated Pi 3 B under a slowed host (killed after clearing the screen, before the sign: a blank OLED).
+# systemd-shutdown waits 90 s for all of its programs.
+exec timeout 30 "$PY" -m unit.app.halt --config /etc/monopoly-city/config.yaml

@@ -105,6 +105,8 @@ def test_the_shutdown_hook_only_acts_on_poweroff_and_halt():
         assert result.returncode == 0 and result.stdout + result.stderr == ""
     text = hook.read_text(encoding="utf-8")
     assert "-m unit.app.halt --config /etc/monopoly-city/config.yaml" in text
+    # Bounded, but not so tightly that a slow Pi's Python start is killed before the sign (a blank screen).
+    assert "exec timeout 30 " in text
 
 
 def test_pillow_lays_text_out_as_the_golden_images_expect():
